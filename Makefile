@@ -1,0 +1,21 @@
+# Two commands: `make run` (default campaign, local profile) and `make test` (whole suite).
+.PHONY: run test setup kernels dry-run clean
+
+run: setup
+	.venv/bin/snakemake --profile profiles/local
+	@echo "ciphersweep: tables in results/$$(.venv/bin/python -c 'import yaml;print(yaml.safe_load(open("config/config.yaml"))["campaign"])')/tables/"
+
+test:
+	scripts/test.sh
+
+setup:
+	scripts/setup.sh run
+
+kernels: setup
+	scripts/build-kernels.sh build/kernels
+
+dry-run: setup
+	.venv/bin/snakemake -n
+
+clean:
+	rm -rf build .snakemake

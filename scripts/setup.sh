@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what ciphersweep needs: missing apt packages (as root; otherwise prints the exact
+# command and stops) and the pinned Python environment in .venv/.
+# Usage: scripts/setup.sh [run|test]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-run}
+lists=(scripts/apt-run.txt)
+[ "$what" = test ] && lists+=(scripts/apt-test.txt)
+
+missing=()
+for pkg in $(grep -hv '^#' "${lists[@]}"); do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    # policy-rc.d keeps the packages' own services from starting: tests start their own.
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing packages; run this, then try again:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+py=${PYTHON:-python3}
+stamp=.venv/.requirements.sha
+want=$(sha256sum requirements.txt | cut -d' ' -f1)
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: creating .venv (pinned requirements.txt)"
+  "$py" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r requirements.txt
+  echo "$want" > "$stamp"
+fi
