@@ -17,9 +17,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    # policy-rc.d keeps the packages' own services from starting: tests start their own.
-    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+    # A temporary policy-rc.d keeps the packages' own services (munge, mariadb, slurm)
+    # from starting: the tests start private instances of their own.
+    own_policy=0
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+      own_policy=1
+    fi
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    [ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
   else
     echo "setup: missing packages; run this, then try again:" >&2
     echo "  sudo apt-get install -y ${missing[*]}" >&2
