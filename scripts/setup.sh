@@ -25,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ]; then
       own_policy=1
     fi
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    [ "$own_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
+    if [ "$own_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
   else
     echo "setup: missing packages; run this, then try again:" >&2
     echo "  sudo apt-get install -y ${missing[*]}" >&2
