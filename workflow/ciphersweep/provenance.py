@@ -1,0 +1,406 @@
+"""Provenance: what ran where, with which software, so a number can be explained later.
+
+The kernels put their own facts into every record (host, CPU model and cores, GPU model
+and driver, compiler and flags, MPI library and OpenSSL versions, timestamp). This
+module adds what only the orchestrator knows (project git revision, image and its
+digest, container runtime, launch line, Slurm job id and node list) and collects the
+host facts shown in the report's provenance section.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import math
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "KERNEL_FIELDS",
+    "ORCHESTRATOR_FIELDS",
+    "PROVENANCE_ROWS",
+    "cpu_model",
+    "git_dirty",
+    "git_revision",
+    "host_facts",
+    "image_digest",
+    "openssl_version",
+    "orchestrator_fields",
+    "provenance_rows",
+    "slurm_ids",
+    "utc_now",
+]
+
+# Provenance fields the kernels write into each record (record.schema.yaml).
+KERNEL_FIELDS = (
+    "host",
+    "cpu_model",
+    "cpu_cores",
+    "gpu_model",
+    "gpu_driver",
+    "compiler",
+    "cflags",
+    "mpi_version",
+    "openssl_version",
+    "timestamp",
+)
+# Fields the orchestrator adds after the kernel ran (record.schema.yaml, "orchestrator").
+ORCHESTRATOR_FIELDS = (
+    "campaign",
+    "point",
+    "git_rev",
+    "image",
+    "image_digest",
+    "runtime",
+    "launch_line",
+    "slurm_job_id",
+    "slurm_nodelist",
+)
+
+_TIMEOUT = 10.0
+
+
+def _run(cmd: Sequence[str], cwd: str | os.PathLike[str] | None = None) -> str | None:
+    """stdout of a command (stripped), None when it is missing or fails."""
+    if shutil.which(cmd[0]) is None:
+        return None
+    try:
+        proc = subprocess.run(
+            list(cmd),
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT,
+            cwd=cwd,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.strip() or None
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC timestamp with a Z suffix (the records' format)."""
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def git_revision(repo: str | os.PathLike[str] | None = None) -> str | None:
+    """``git rev-parse HEAD`` of the project (None outside a git checkout)."""
+    return _run(["git", "rev-parse", "HEAD"], cwd=repo or _project_root())
+
+
+def git_dirty(repo: str | os.PathLike[str] | None = None) -> bool | None:
+    """Whether tracked files differ from HEAD (None outside a git checkout)."""
+    root = repo or _project_root()
+    if _run(["git", "rev-parse", "HEAD"], cwd=root) is None:
+        return None
+    try:
+        proc = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=_TIMEOUT,
+            cwd=root,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return bool(proc.stdout.strip()) if proc.returncode == 0 else None
+
+
+def _project_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def image_digest(path: str | os.PathLike[str] | None) -> str | None:
+    """``sha256:<hex>`` of an image file (SIF, SquashFS); None for no image.
+
+    For a directory image (an unpacked Charliecloud tree) the digest is over the sorted
+    relative paths and file contents, so it is stable across copies.
+    """
+    if not path:
+        return None
+    p = Path(path)
+    h = hashlib.sha256()
+    if p.is_file():
+        with p.open("rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        return f"sha256:{h.hexdigest()}"
+    if p.is_dir():
+        for f in sorted(x for x in p.rglob("*") if x.is_file() and not x.is_symlink()):
+            h.update(str(f.relative_to(p)).encode() + b"\0")
+            with f.open("rb") as fh:
+                for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                    h.update(chunk)
+        return f"sha256:{h.hexdigest()}"
+    return None
+
+
+def slurm_ids(env: Mapping[str, str] | None = None) -> dict[str, str | None]:
+    """Slurm job id and node list of the current job (None outside Slurm)."""
+    e = os.environ if env is None else env
+    job = e.get("SLURM_JOB_ID") or e.get("SLURM_JOBID")
+    array = e.get("SLURM_ARRAY_JOB_ID")
+    task = e.get("SLURM_ARRAY_TASK_ID")
+    if array and task:
+        job = f"{array}_{task}"
+    return {
+        "slurm_job_id": job or None,
+        "slurm_nodelist": e.get("SLURM_JOB_NODELIST")
+        or e.get("SLURM_NODELIST")
+        or None,
+    }
+
+
+def orchestrator_fields(
+    *,
+    campaign: str | None = None,
+    point: str | None = None,
+    image: str | os.PathLike[str] | None = None,
+    runtime: str | None = None,
+    launch_line: str | Sequence[str] | None = None,
+    git_rev: str | None = None,
+    digest: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The orchestrator's provenance fields for the records of one bench job.
+
+    Compute once per job and merge into every record (``{**record, **fields}``).
+    ``launch_line`` may be the argv list; it is joined with shell quoting.
+    """
+    if launch_line is not None and not isinstance(launch_line, str):
+        import shlex
+
+        launch_line = shlex.join([str(a) for a in launch_line])
+    return {
+        "campaign": campaign,
+        "point": point,
+        "git_rev": git_rev if git_rev is not None else git_revision(),
+        "image": str(image) if image else None,
+        "image_digest": digest if digest is not None else image_digest(image),
+        "runtime": runtime or "none",
+        "launch_line": launch_line,
+        **slurm_ids(env),
+    }
+
+
+def cpu_model(cpuinfo: str | None = None) -> str | None:
+    """CPU model name from /proc/cpuinfo (x86 "model name", Arm "Model"/"CPU part")."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+        except OSError:
+            cpuinfo = ""
+    for key in ("model name", "Model", "cpu model", "cpu"):
+        m = re.search(rf"^{re.escape(key)}\s*:\s*(.+)$", cpuinfo, re.MULTILINE)
+        if m:
+            return m.group(1).strip()
+    return platform.processor() or None
+
+
+def _sockets(cpuinfo: str) -> int | None:
+    ids = set(re.findall(r"^physical id\s*:\s*(\d+)", cpuinfo, re.MULTILINE))
+    return len(ids) or None
+
+
+def _mem_total_gib() -> float | None:
+    try:
+        m = re.search(
+            r"^MemTotal:\s*(\d+) kB", Path("/proc/meminfo").read_text(), re.MULTILINE
+        )
+    except OSError:
+        return None
+    return round(int(m.group(1)) / 1024**2, 1) if m else None
+
+
+def _os_release() -> str | None:
+    try:
+        text = Path("/etc/os-release").read_text()
+    except OSError:
+        return None
+    m = re.search(r'^PRETTY_NAME="?([^"\n]+)"?', text, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+def openssl_version() -> str | None:
+    """``openssl version`` output (the command-line tool)."""
+    return _run(["openssl", "version"])
+
+
+def _first_line(text: str | None) -> str | None:
+    return text.splitlines()[0].strip() if text else None
+
+
+def _gpus() -> tuple[str | None, str | None]:
+    out = _run(
+        ["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]
+    )
+    if not out:
+        return None, None
+    names, drivers = [], []
+    for line in out.splitlines():
+        parts = [x.strip() for x in line.split(",")]
+        if parts and parts[0]:
+            names.append(parts[0])
+        if len(parts) > 1:
+            drivers.append(parts[1])
+    return (
+        ", ".join(sorted(set(names))) or None,
+        ", ".join(sorted(set(drivers))) or None,
+    )
+
+
+def host_facts() -> dict[str, Any]:
+    """Facts about the machine the orchestrator runs on (report provenance section).
+
+    Values that cannot be found are None; nothing here fails.
+    """
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        cpuinfo = ""
+    gpu_model, gpu_driver = _gpus()
+    nvcc = _run(["nvcc", "--version"])
+    nvcc_rel = re.search(r"release ([0-9.]+)", nvcc or "")
+    likwid = _first_line(_run(["likwid-perfctr", "--version"]))
+    return {
+        "host": socket.gethostname(),
+        "os": _os_release(),
+        "kernel": platform.release(),
+        "arch": platform.machine(),
+        "cpu_model": cpu_model(cpuinfo),
+        "cpu_cores": os.cpu_count(),
+        "cpu_sockets": _sockets(cpuinfo),
+        "memory_gib": _mem_total_gib(),
+        "gpu_model": gpu_model,
+        "gpu_driver": gpu_driver,
+        "cc": _first_line(_run(["cc", "--version"])),
+        "nvcc": f"CUDA {nvcc_rel.group(1)}" if nvcc_rel else None,
+        "mpi": _first_line(_run(["mpirun", "--version"])),
+        "openssl": openssl_version(),
+        "likwid": likwid,
+        "python": platform.python_version(),
+        "snakemake": _package_version("snakemake"),
+        "git_rev": git_revision(),
+        "git_dirty": git_dirty(),
+        "timestamp": utc_now(),
+        **slurm_ids(),
+    }
+
+
+def _package_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# Report rows: (label, record fields, host_facts keys). Record values win: they say what
+# the kernels really ran with; host facts fill what no record carries.
+PROVENANCE_ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("Hosts", ("host",), ("host",)),
+    ("CPU model", ("cpu_model",), ("cpu_model",)),
+    ("CPU cores", ("cpu_cores",), ("cpu_cores",)),
+    ("Sockets", (), ("cpu_sockets",)),
+    ("Memory [GiB]", (), ("memory_gib",)),
+    ("OS / kernel", (), ("os", "kernel")),
+    ("GPU model", ("gpu_model",), ("gpu_model",)),
+    ("GPU driver", ("gpu_driver",), ("gpu_driver",)),
+    ("Compiler", ("compiler",), ("cc",)),
+    ("Compiler flags", ("cflags",), ()),
+    ("CUDA", (), ("nvcc",)),
+    ("MPI library", ("mpi_version",), ("mpi",)),
+    ("OpenSSL", ("openssl_version",), ("openssl",)),
+    ("likwid", (), ("likwid",)),
+    ("Energy sources", ("energy_source",), ()),
+    ("Project git revision", ("git_rev",), ("git_rev",)),
+    ("Container runtime", ("runtime",), ()),
+    ("Image", ("image",), ()),
+    ("Image digest", ("image_digest",), ()),
+    ("Slurm job ids", ("slurm_job_id",), ("slurm_job_id",)),
+    ("Slurm node lists", ("slurm_nodelist",), ("slurm_nodelist",)),
+    ("Python / Snakemake", (), ("python", "snakemake")),
+    ("First / last record", ("timestamp",), ()),
+)
+
+
+_NONE_TEXT = {
+    "Image": "none (native binaries)",
+    "Image digest": "none (native binaries)",
+    "Container runtime": "none",
+    "GPU model": "none found",
+    "GPU driver": "none found",
+    "Slurm job ids": "none (not run under Slurm)",
+    "Slurm node lists": "none (not run under Slurm)",
+    "Energy sources": "none",
+}
+
+
+def _distinct(values: Iterable[Any]) -> list[str]:
+    out: list[str] = []
+    for v in values:
+        if v is None:
+            continue
+        if isinstance(v, float) and math.isnan(v):  # missing value from pandas
+            continue
+        s = str(v).strip()
+        if s and s not in out:
+            out.append(s)
+    return out
+
+
+def provenance_rows(
+    records: Iterable[Mapping[str, Any]] | Any,
+    facts: Mapping[str, Any] | None = None,
+    *,
+    max_values: int = 6,
+) -> list[tuple[str, str]]:
+    """(label, value) rows for the report's provenance section.
+
+    ``records``: the measurements (an iterable of dicts or a pandas DataFrame, one row
+    per repetition); ``facts``: :func:`host_facts` of the machine that made the report.
+    Several distinct values are listed (at most ``max_values``, then "+N more");
+    nothing known is shown as "unknown".
+    """
+    if hasattr(records, "to_dict"):
+        recs = records.to_dict("records")
+    else:
+        recs = [dict(r) for r in records]
+    facts = facts or {}
+    ok = [r for r in recs if r.get("status", "ok") == "ok"] or recs
+    rows: list[tuple[str, str]] = []
+    for label, rfields, fkeys in PROVENANCE_ROWS:
+        if label == "First / last record":
+            ts = sorted(_distinct(r.get("timestamp") for r in ok))
+            rows.append((label, f"{ts[0]} / {ts[-1]}" if ts else "unknown"))
+            continue
+        vals: list[str] = []
+        for f in rfields:
+            vals += [v for v in _distinct(r.get(f) for r in ok) if v not in vals]
+        if label == "Energy sources" and any(r.get("joules") is None for r in ok):
+            vals.append("none for some points (see the energy table's notes)")
+        if not vals and fkeys:
+            parts = _distinct(facts.get(k) for k in fkeys)
+            if parts:
+                vals = [" / ".join(parts)] if len(fkeys) > 1 else parts
+        if label == "Project git revision" and facts.get("git_dirty"):
+            vals = [v + " (working tree had local changes)" for v in vals]
+        if not vals:
+            text = _NONE_TEXT.get(label, "unknown")
+        elif len(vals) > max_values:
+            text = "; ".join(vals[:max_values]) + f"; +{len(vals) - max_values} more"
+        else:
+            text = "; ".join(vals)
+        rows.append((label, text))
+    return rows
