@@ -347,13 +347,20 @@ _NONE_TEXT = {
 }
 
 
+def _missing(v: Any) -> bool:
+    """None, or the NaN pandas puts in a numeric column for a missing value."""
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
 def _distinct(values: Iterable[Any]) -> list[str]:
     out: list[str] = []
     for v in values:
-        if v is None:
+        if _missing(v):
             continue
-        if isinstance(v, float) and math.isnan(v):  # missing value from pandas
-            continue
+        if (
+            isinstance(v, float) and v.is_integer()
+        ):  # pandas turns int columns with gaps into floats
+            v = int(v)
         s = str(v).strip()
         if s and s not in out:
             out.append(s)
@@ -378,7 +385,9 @@ def provenance_rows(
     else:
         recs = [dict(r) for r in records]
     facts = facts or {}
-    ok = [r for r in recs if r.get("status", "ok") == "ok"] or recs
+    ok = [
+        r for r in recs if r.get("status") in ("ok", None) or _missing(r.get("status"))
+    ] or recs
     rows: list[tuple[str, str]] = []
     for label, rfields, fkeys in PROVENANCE_ROWS:
         if label == "First / last record":
@@ -388,7 +397,7 @@ def provenance_rows(
         vals: list[str] = []
         for f in rfields:
             vals += [v for v in _distinct(r.get(f) for r in ok) if v not in vals]
-        if label == "Energy sources" and any(r.get("joules") is None for r in ok):
+        if label == "Energy sources" and any(_missing(r.get("joules")) for r in ok):
             vals.append("none for some points (see the energy table's notes)")
         if not vals and fkeys:
             parts = _distinct(facts.get(k) for k in fkeys)
