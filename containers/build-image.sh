@@ -15,7 +15,8 @@
 #               %files copied in, its %post and %test run inside with bwrap (no network),
 #               then `mksquashfs`. OUT is a SquashFS image for `ch-run IMAGE -- CMD`.
 #               Needs root (or CAP_SYS_ADMIN for mmdebstrap's root mode).
-# The default (auto) is apptainer where the command exists, mmdebstrap otherwise.
+# The default (auto): CIPHERSWEEP_RUNTIME=apptainer -> apptainer, =charliecloud ->
+# mmdebstrap; otherwise apptainer where the command exists, mmdebstrap where not.
 #
 # Options (environment variable in brackets):
 #   --builder auto|apptainer|mmdebstrap        [CIPHERSWEEP_IMAGE_BUILDER]  default auto
@@ -84,7 +85,12 @@ if [ -z "$gitrev" ]; then
 fi
 
 if [ "$builder" = auto ]; then
-  if command -v apptainer >/dev/null; then builder=apptainer; else builder=mmdebstrap; fi
+  # the campaign's container runtime decides where it is set (the workflow passes it)
+  case "${CIPHERSWEEP_RUNTIME:-}" in
+    apptainer) builder=apptainer ;;
+    charliecloud) builder=mmdebstrap ;;
+    *) if command -v apptainer >/dev/null; then builder=apptainer; else builder=mmdebstrap; fi ;;
+  esac
 fi
 
 write_digest() {

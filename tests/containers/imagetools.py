@@ -1,0 +1,64 @@
+"""Helpers of the container tests (image cache key, prerequisites, ch-run)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CONTAINERS = ROOT / "containers"
+IMAGES = ROOT / "build" / "images"
+NATIVE = ROOT / "build" / "kernels"
+CPU_KERNELS = ["aes-seq", "aes-omp", "aes-mpi", "aes-openssl"]
+
+for p in (CONTAINERS, ROOT / "workflow"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+
+def image_inputs(recipe: str = "cpu") -> list[Path]:
+    """Every file whose content goes into the image (the cache key's inputs)."""
+    files = [CONTAINERS / f"{recipe}.def"]
+    files += sorted(f for f in CONTAINERS.iterdir() if f.is_file() and f.suffix != ".def")
+    files.append(ROOT / "scripts" / "build-kernels.sh")
+    files += sorted(
+        f
+        for f in (ROOT / "kernels").rglob("*")
+        if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"
+    )
+    return files
+
+
+def image_key(recipe: str = "cpu") -> str:
+    h = hashlib.sha256()
+    for f in image_inputs(recipe):
+        h.update(str(f.relative_to(ROOT)).encode() + b"\0")
+        h.update(f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def missing_prerequisites() -> str | None:
+    if os.geteuid() != 0:
+        return "the registry-free image build needs root (mmdebstrap root mode)"
+    for tool in ("mmdebstrap", "bwrap", "mksquashfs", "ch-run"):
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed (scripts/setup.sh test installs it)"
+    if not os.path.exists("/dev/fuse"):
+        return "no /dev/fuse: ch-run cannot mount SquashFS images"
+    return None
+
+
+def ch_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("USER", "root")
+    return env
+
+
+def ch_run(image: Path, workdir: Path, *argv: str, **kw) -> subprocess.CompletedProcess[str]:
+    """``ch-run -b WORKDIR:/mnt -c /mnt IMAGE -- ARGV`` (as the workflow launches kernels)."""
+    cmd = ["ch-run", "-b", f"{workdir}:/mnt", "-c", "/mnt", str(image), "--", *argv]
+    return subprocess.run(cmd, check=False, env=ch_env(), capture_output=True, text=True, timeout=300, **kw)
