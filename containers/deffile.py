@@ -55,9 +55,21 @@ KNOWN_SECTIONS = {
     "apphelp",
 }
 APP_SECTIONS = {s for s in KNOWN_SECTIONS if s.startswith("app")}
-KNOWN_HEADERS = {"bootstrap", "from", "stage", "fingerprints", "includecmd", "mirrorurl",
-                 "osversion", "include", "confurl", "updateurl", "library", "registry",
-                 "namespace"}
+KNOWN_HEADERS = {
+    "bootstrap",
+    "from",
+    "stage",
+    "fingerprints",
+    "includecmd",
+    "mirrorurl",
+    "osversion",
+    "include",
+    "confurl",
+    "updateurl",
+    "library",
+    "registry",
+    "namespace",
+}
 
 _SECTION_RE = re.compile(r"^%([A-Za-z]+)(?:\s+(\S+))?\s*$")
 _TEMPLATE_RE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -145,8 +157,10 @@ def parse(path: str | Path, build_args: dict[str, str] | None = None) -> DefFile
     def subst(m: re.Match[str]) -> str:
         name = m.group(1)
         if name not in args:
-            raise DefError(f"{path}: {{{{ {name} }}}} has no value (no %arguments default "
-                           f"and no --build-arg {name}=...)")
+            raise DefError(
+                f"{path}: {{{{ {name} }}}} has no value (no %arguments default "
+                f"and no --build-arg {name}=...)"
+            )
         return args[name]
 
     return _split(path, _TEMPLATE_RE.sub(subst, raw))
@@ -193,7 +207,9 @@ def main(argv: list[str]) -> int:
     while len(argv) >= 2 and argv[0] == "--build-arg":
         key, sep, value = argv[1].partition("=")
         if not sep:
-            print(f"deffile: --build-arg {argv[1]}: expected NAME=VALUE", file=sys.stderr)
+            print(
+                f"deffile: --build-arg {argv[1]}: expected NAME=VALUE", file=sys.stderr
+            )
             return 2
         build_args[key] = value
         argv = argv[2:]

@@ -39,12 +39,20 @@ def cpu_image() -> Path:
     key = image_key("cpu")
     image = IMAGES / f"cpu-{key}.sqfs"
     with open(IMAGES / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time, others wait and reuse it
+        fcntl.flock(
+            lock, fcntl.LOCK_EX
+        )  # one build at a time, others wait and reuse it
         if not (image.exists() and Path(f"{image}.sha256").exists()):
             log = image.with_suffix(".log")
             with open(log, "w") as fh:
                 proc = subprocess.run(
-                    [str(CONTAINERS / "build-image.sh"), "--builder", "mmdebstrap", "cpu", str(image)],
+                    [
+                        str(CONTAINERS / "build-image.sh"),
+                        "--builder",
+                        "mmdebstrap",
+                        "cpu",
+                        str(image),
+                    ],
                     cwd=ROOT,
                     stdout=fh,
                     stderr=subprocess.STDOUT,
@@ -53,7 +61,9 @@ def cpu_image() -> Path:
                 )
             if proc.returncode != 0:
                 tail = "".join(log.read_text().splitlines(keepends=True)[-40:])
-                pytest.fail(f"image build failed (rc {proc.returncode}); {log}:\n{tail}")
+                pytest.fail(
+                    f"image build failed (rc {proc.returncode}); {log}:\n{tail}"
+                )
             # older images of this recipe are stale now
             for old in IMAGES.glob("cpu-*"):
                 if not old.name.startswith(f"cpu-{key}"):
@@ -65,5 +75,9 @@ def cpu_image() -> Path:
 def native_dir() -> Path:
     """The native kernels (scripts/build-kernels.sh build/kernels, as scripts/test.sh does)."""
     if not all((NATIVE / k).exists() for k in CPU_KERNELS):
-        subprocess.run([str(ROOT / "scripts" / "build-kernels.sh"), str(NATIVE)], cwd=ROOT, check=True)
+        subprocess.run(
+            [str(ROOT / "scripts" / "build-kernels.sh"), str(NATIVE)],
+            cwd=ROOT,
+            check=True,
+        )
     return NATIVE

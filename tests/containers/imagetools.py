@@ -23,7 +23,9 @@ for p in (CONTAINERS, ROOT / "workflow"):
 def image_inputs(recipe: str = "cpu") -> list[Path]:
     """Every file whose content goes into the image (the cache key's inputs)."""
     files = [CONTAINERS / f"{recipe}.def"]
-    files += sorted(f for f in CONTAINERS.iterdir() if f.is_file() and f.suffix != ".def")
+    files += sorted(
+        f for f in CONTAINERS.iterdir() if f.is_file() and f.suffix != ".def"
+    )
     files.append(ROOT / "scripts" / "build-kernels.sh")
     files += sorted(
         f
@@ -58,7 +60,17 @@ def ch_env() -> dict[str, str]:
     return env
 
 
-def ch_run(image: Path, workdir: Path, *argv: str, **kw) -> subprocess.CompletedProcess[str]:
+def ch_run(
+    image: Path, workdir: Path, *argv: str, **kw
+) -> subprocess.CompletedProcess[str]:
     """``ch-run -b WORKDIR:/mnt -c /mnt IMAGE -- ARGV`` (as the workflow launches kernels)."""
     cmd = ["ch-run", "-b", f"{workdir}:/mnt", "-c", "/mnt", str(image), "--", *argv]
-    return subprocess.run(cmd, check=False, env=ch_env(), capture_output=True, text=True, timeout=300, **kw)
+    return subprocess.run(
+        cmd,
+        check=False,
+        env=ch_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        **kw,
+    )

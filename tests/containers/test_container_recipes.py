@@ -28,7 +28,16 @@ def recipe(request: pytest.FixtureRequest) -> tuple[str, deffile.DefFile]:
 def test_sections_parse(recipe: tuple[str, deffile.DefFile]) -> None:
     name, d = recipe
     assert d.header["bootstrap"] == "docker"
-    for section in ("arguments", "files", "post", "environment", "runscript", "test", "labels", "help"):
+    for section in (
+        "arguments",
+        "files",
+        "post",
+        "environment",
+        "runscript",
+        "test",
+        "labels",
+        "help",
+    ):
         assert d.section(section).strip(), f"{name}.def: %{section} is empty"
     d.files()
     assert d.labels()
@@ -37,7 +46,9 @@ def test_sections_parse(recipe: tuple[str, deffile.DefFile]) -> None:
     for section in ("post", "runscript", "test", "environment"):
         subprocess.run(["bash", "-n"], input=d.section(section), text=True, check=True)
     for app in d.apps():
-        subprocess.run(["bash", "-n"], input=d.section("apprun", app), text=True, check=True)
+        subprocess.run(
+            ["bash", "-n"], input=d.section("apprun", app), text=True, check=True
+        )
 
 
 def test_every_files_source_exists(recipe: tuple[str, deffile.DefFile]) -> None:
@@ -45,17 +56,28 @@ def test_every_files_source_exists(recipe: tuple[str, deffile.DefFile]) -> None:
     entries = d.files()
     assert entries
     for src, dst in entries:
-        assert not Path(src).is_absolute(), f"{name}.def: {src} must be relative to the repository"
+        assert not Path(src).is_absolute(), (
+            f"{name}.def: {src} must be relative to the repository"
+        )
         assert (ROOT / src).exists(), f"{name}.def: %files source {src} does not exist"
         assert dst.startswith("/opt/ciphersweep/src/")
     srcs = {s for s, _ in entries}
-    assert {"containers/provision.sh", "containers/packages.txt", "scripts/build-kernels.sh", "kernels"} <= srcs
+    assert {
+        "containers/provision.sh",
+        "containers/packages.txt",
+        "scripts/build-kernels.sh",
+        "kernels",
+    } <= srcs
 
 
-def test_post_runs_the_one_provisioning_script(recipe: tuple[str, deffile.DefFile]) -> None:
+def test_post_runs_the_one_provisioning_script(
+    recipe: tuple[str, deffile.DefFile],
+) -> None:
     name, d = recipe
     assert ("containers/provision.sh", PROVISION_DST) in d.files()
-    calls = re.findall(r"^\s*(?:bash|sh)?\s*(/\S*provision\.sh)\b", d.section("post"), re.MULTILINE)
+    calls = re.findall(
+        r"^\s*(?:bash|sh)?\s*(/\S*provision\.sh)\b", d.section("post"), re.MULTILINE
+    )
     assert calls == [PROVISION_DST], f"{name}.def: %post must call {PROVISION_DST} once"
     assert f"CIPHERSWEEP_RECIPE={name}" in d.section("post")
 
@@ -69,14 +91,21 @@ def test_apps_for_every_kernel(recipe: tuple[str, deffile.DefFile]) -> None:
 
 def test_labels_carry_version_and_revision(recipe: tuple[str, deffile.DefFile]) -> None:
     name, _ = recipe
-    d = deffile.parse(CONTAINERS / f"{name}.def", {"VERSION": "9.8.7", "GIT_REVISION": "abc123"})
+    d = deffile.parse(
+        CONTAINERS / f"{name}.def", {"VERSION": "9.8.7", "GIT_REVISION": "abc123"}
+    )
     labels = d.labels()
     assert labels["org.opencontainers.image.version"] == "9.8.7"
     assert labels["org.opencontainers.image.revision"] == "abc123"
     assert labels["ciphersweep.recipe"] == name
     assert 'CIPHERSWEEP_GIT_REVISION="abc123"' in d.section("post")
     # without build args the %arguments defaults apply
-    assert deffile.parse(CONTAINERS / f"{name}.def").labels()["org.opencontainers.image.version"] == "unknown"
+    assert (
+        deffile.parse(CONTAINERS / f"{name}.def").labels()[
+            "org.opencontainers.image.version"
+        ]
+        == "unknown"
+    )
 
 
 def test_cpu_base_is_debian_12() -> None:
@@ -102,7 +131,14 @@ def test_package_list_names_open_mpi_with_pmix_family() -> None:
         for line in (CONTAINERS / "packages.txt").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     ]
-    assert {"openmpi-bin", "libopenmpi-dev", "libssl-dev", "cmake", "gcc", "likwid"} <= set(pkgs)
+    assert {
+        "openmpi-bin",
+        "libopenmpi-dev",
+        "libssl-dev",
+        "cmake",
+        "gcc",
+        "likwid",
+    } <= set(pkgs)
 
 
 # --- the parser itself ------------------------------------------------------------------
@@ -116,7 +152,9 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_parser_rejects_unknown_section(tmp_path: Path) -> None:
     with pytest.raises(deffile.DefError, match="unknown section %postt"):
-        deffile.parse(write(tmp_path, "Bootstrap: docker\nFrom: debian:12\n%postt\n  true\n"))
+        deffile.parse(
+            write(tmp_path, "Bootstrap: docker\nFrom: debian:12\n%postt\n  true\n")
+        )
 
 
 def test_parser_rejects_missing_bootstrap_and_bad_header(tmp_path: Path) -> None:
@@ -137,20 +175,38 @@ def test_parser_app_sections_and_duplicates(tmp_path: Path) -> None:
     with pytest.raises(deffile.DefError, match="needs an app name"):
         deffile.parse(write(tmp_path, "Bootstrap: docker\n%apprun\n  true\n"))
     with pytest.raises(deffile.DefError, match="twice"):
-        deffile.parse(write(tmp_path, "Bootstrap: docker\n%post\n true\n%post\n true\n"))
-    d = deffile.parse(write(tmp_path, "Bootstrap: docker\n%apprun a\n exec a\n%apphelp a\n help\n"))
+        deffile.parse(
+            write(tmp_path, "Bootstrap: docker\n%post\n true\n%post\n true\n")
+        )
+    d = deffile.parse(
+        write(tmp_path, "Bootstrap: docker\n%apprun a\n exec a\n%apphelp a\n help\n")
+    )
     assert d.apps() == ["a"]
 
 
 def test_deffile_cli(tmp_path: Path) -> None:
     out = subprocess.run(
-        ["python3", str(CONTAINERS / "deffile.py"), str(CONTAINERS / "cpu.def"), "files"],
-        capture_output=True, text=True, check=True,
+        [
+            "python3",
+            str(CONTAINERS / "deffile.py"),
+            str(CONTAINERS / "cpu.def"),
+            "files",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert f"containers/provision.sh\t{PROVISION_DST}" in out.splitlines()
     bad = subprocess.run(
-        ["python3", str(CONTAINERS / "deffile.py"), str(write(tmp_path, "nothing\n")), "check"],
-        capture_output=True, text=True, check=False,
+        [
+            "python3",
+            str(CONTAINERS / "deffile.py"),
+            str(write(tmp_path, "nothing\n")),
+            "check",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert bad.returncode == 1 and bad.stderr.startswith("deffile: ")
 
@@ -158,9 +214,16 @@ def test_deffile_cli(tmp_path: Path) -> None:
 # --- build-image.sh refuses early -------------------------------------------------------
 
 
-def build_image(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def build_image(
+    *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(CONTAINERS / "build-image.sh"), *args], capture_output=True, text=True, env=env, timeout=60, check=False
+        [str(CONTAINERS / "build-image.sh"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
     )
 
 
@@ -182,6 +245,8 @@ def test_apptainer_builder_needs_apptainer(tmp_path: Path) -> None:
     import shutil
 
     if shutil.which("apptainer"):
-        pytest.skip("apptainer is installed here; this checks the message where it is not")
+        pytest.skip(
+            "apptainer is installed here; this checks the message where it is not"
+        )
     r = build_image("--builder", "apptainer", "cpu", str(tmp_path / "cpu.sif"))
     assert r.returncode == 1 and "apptainer is not installed" in r.stderr
