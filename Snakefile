@@ -1,0 +1,25 @@
+# ciphersweep: AES-128 kernel benchmark campaigns (see README).
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/build.smk"
+include: "workflow/rules/inputs.smk"
+include: "workflow/rules/bench.smk"
+include: "workflow/rules/analyse.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        f"{RES}/measurements.csv",
+        table_files(),
+        plot_files(),

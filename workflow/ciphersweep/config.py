@@ -1,0 +1,229 @@
+"""Campaign configuration: schema validation, defaults and semantic checks.
+
+Every problem is reported as ONE :class:`ConfigError` whose message names the key path
+and what is allowed; the workflow turns it into a one-line error with no traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from .units import parse_size, size_label
+
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
+
+BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda")
+CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes")
+CUDA_IMPLS = ("auto", "ttable", "ref", "gpu-ttable", "gpu-ref")
+# Characters that would let a string do something in a shell (or in Snakemake's shell
+# formatting) if it ever reached one.
+SHELL_META = set(";&|`$<>()\\'\"{}\n\r\t*?!#~")
+# glob patterns of debug.inject_fault never reach a shell
+_GLOB_KEYS = {("debug", "inject_fault")}
+_CIPHER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,40}$")
+
+
+class ConfigError(ValueError):
+    """A configuration mistake; the message is meant for the user as is."""
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    with open(SCHEMA_PATH) as fh:
+        return yaml.safe_load(fh)
+
+
+def _path_str(path: list[Any] | tuple[Any, ...]) -> str:
+    out = ""
+    for p in path:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + str(p)
+    return out or "(top level)"
+
+
+def _fail(path: list[Any] | tuple[Any, ...] | str, msg: str) -> ConfigError:
+    where = path if isinstance(path, str) else _path_str(path)
+    return ConfigError(f"invalid config: {where}: {msg}")
+
+
+def _schema_at(path: list[Any]) -> dict[str, Any]:
+    node = schema()
+    for p in path:
+        if isinstance(p, int):
+            node = node.get("items", {})
+        else:
+            node = node.get("properties", {}).get(p, {})
+    return node
+
+
+def _describe(err: jsonschema.ValidationError) -> ConfigError:
+    path = list(err.absolute_path)
+    v = err.validator
+    inst = err.instance
+    if v == "additionalProperties":
+        allowed = sorted(_schema_at(path).get("properties", {}))
+        extra = sorted(set(inst) - set(allowed)) if isinstance(inst, dict) else []
+        return _fail(path, f"unknown key {', '.join(map(repr, extra))} (allowed: {', '.join(allowed)})")
+    if v == "enum":
+        return _fail(path, f"{inst!r} is not allowed (allowed: {', '.join(map(str, err.validator_value))})")
+    if v == "type":
+        want = err.validator_value
+        want = " or ".join(want) if isinstance(want, list) else want
+        return _fail(path, f"{inst!r} has the wrong type (expected {want})")
+    if v == "minimum":
+        return _fail(path, f"{inst!r} is too small (allowed: >= {err.validator_value})")
+    if v == "maximum":
+        return _fail(path, f"{inst!r} is too large (allowed: <= {err.validator_value})")
+    if v == "pattern":
+        return _fail(path, f"{inst!r} is not allowed (must match {err.validator_value})")
+    if v == "required":
+        return _fail(path, err.message)
+    if v in ("minItems", "minProperties"):
+        return _fail(path, "must not be empty")
+    if v == "const":
+        return _fail(path, f"{inst!r} is not allowed (allowed: {err.validator_value!r})")
+    return _fail(path, err.message)
+
+
+def _fill_defaults(node: dict[str, Any], sch: dict[str, Any]) -> None:
+    props = sch.get("properties", {})
+    for key, sub in props.items():
+        if key not in node and "default" in sub:
+            node[key] = copy.deepcopy(sub["default"])
+        val = node.get(key)
+        if isinstance(val, dict) and "properties" in sub:
+            _fill_defaults(val, sub)
+
+
+def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
+    if path[:2] in _GLOB_KEYS:
+        return
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _check_strings(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _check_strings(v, path + (i,))
+    elif isinstance(node, str):
+        bad = sorted(set(node) & SHELL_META)
+        if bad:
+            shown = " ".join(repr(c) for c in bad)
+            raise _fail(
+                list(path),
+                f"{node!r} contains shell metacharacters ({shown}); "
+                "allowed: letters, digits, space and . _ - + = : , / @ % ^",
+            )
+
+
+def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = ".") -> dict[str, Any]:
+    """Validate a campaign config and return a normalised copy (defaults filled in).
+
+    ``root`` is the project directory (recipes are looked up there), ``workdir`` the
+    directory relative paths (input files) are resolved against.
+    """
+    cfg = copy.deepcopy(dict(raw))
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(cfg), key=lambda e: (len(list(e.absolute_path)), str(e.message)))
+    if errors:
+        # report the deepest problem of the first failing branch: it names the exact key
+        best = jsonschema.exceptions.best_match(errors)
+        raise _describe(best)
+    _check_strings(cfg, ())
+    _fill_defaults(cfg, schema())
+    backends = cfg["backends"]
+    for name in BACKENDS:
+        if name in backends and backends[name] is not None:
+            _fill_defaults(backends[name], schema()["properties"]["backends"]["properties"][name])
+    enabled = [b for b in BACKENDS if backends.get(b) is not None]
+    if not enabled:
+        raise _fail("backends", f"no backend enabled (allowed: {', '.join(BACKENDS)})")
+
+    cluster = cfg["cluster"]
+    # sizes
+    seen: dict[int, str] = {}
+    for i, s in enumerate(cfg["sizes"]):
+        try:
+            n = parse_size(s)
+        except ValueError as exc:
+            raise _fail(["sizes", i], str(exc)) from None
+        if n in seen:
+            raise _fail(["sizes", i], f"{s!r} repeats {seen[n]!r} ({n} bytes)")
+        seen[n] = str(s)
+    # inputs
+    names: set[str] = {size_label(s) for s in cfg["sizes"]}
+    for i, item in enumerate(cfg["inputs"]):
+        if item["name"] in names:
+            raise _fail(["inputs", i, "name"], f"{item['name']!r} is used twice (names must be unique)")
+        names.add(item["name"])
+        p = Path(item["path"])
+        if not p.is_absolute():
+            p = Path(workdir) / p
+        if not p.is_file():
+            raise _fail(["inputs", i, "path"], f"{item['path']!r}: no such file (allowed: an existing, readable file)")
+        if p.stat().st_size < 1:
+            raise _fail(["inputs", i, "path"], f"{item['path']!r} is empty (allowed: a file of at least 1 byte)")
+    if not cfg["sizes"] and not cfg["inputs"]:
+        raise _fail("sizes", "no sizes and no inputs (allowed: at least one size or input file)")
+
+    # backends
+    for name in ("seq", "omp", "mpi"):
+        b = backends.get(name)
+        if b is None:
+            continue
+        for i, impl in enumerate(b["impls"]):
+            if impl not in CPU_IMPLS:
+                raise _fail(["backends", name, "impls", i], f"{impl!r} is not allowed (allowed: {', '.join(CPU_IMPLS)})")
+    if backends.get("omp") is not None:
+        for i, t in enumerate(backends["omp"]["threads"]):
+            if not 1 <= t <= cluster["cores_per_node"]:
+                raise _fail(
+                    ["backends", "omp", "threads", i],
+                    f"{t} is out of range (allowed: 1..{cluster['cores_per_node']}, cluster.cores_per_node)",
+                )
+    if backends.get("mpi") is not None:
+        for i, r in enumerate(backends["mpi"]["ranks"]):
+            if not 1 <= r <= cluster["max_ranks"]:
+                raise _fail(
+                    ["backends", "mpi", "ranks", i],
+                    f"{r} is out of range (allowed: 1..{cluster['max_ranks']}, cluster.max_ranks)",
+                )
+    if backends.get("openssl") is not None:
+        for i, c in enumerate(backends["openssl"]["ciphers"]):
+            if not _CIPHER_RE.match(c):
+                raise _fail(["backends", "openssl", "ciphers", i], f"{c!r} is not an EVP cipher name (e.g. aes-128-ctr)")
+    if backends.get("cuda") is not None:
+        cu = backends["cuda"]
+        for i, impl in enumerate(cu["impls"]):
+            if impl not in CUDA_IMPLS:
+                raise _fail(["backends", "cuda", "impls", i], f"{impl!r} is not allowed (allowed: {', '.join(CUDA_IMPLS)})")
+        for i, bt in enumerate(cu["block_threads"]):
+            if bt < 32 or bt > 1024 or bt % 32:
+                raise _fail(["backends", "cuda", "block_threads", i], f"{bt} is not allowed (allowed: multiples of 32 in 32..1024)")
+        for i, g in enumerate(cu["gpus"]):
+            if not 1 <= g <= max(cluster["gpus_per_node"], 0):
+                raise _fail(
+                    ["backends", "cuda", "gpus", i],
+                    f"{g} is out of range (allowed: 1..{cluster['gpus_per_node']}, cluster.gpus_per_node)",
+                )
+    # platform
+    cont = cfg["platform"]["container"]
+    if cont["runtime"] != "none":
+        recipe = Path(root) / "containers" / f"{cont['recipe']}.def"
+        if not recipe.is_file():
+            raise _fail("platform.container.recipe", f"{cont['recipe']!r}: containers/{cont['recipe']}.def does not exist")
+        if backends.get("cuda") is not None and cont["recipe"] == "cpu":
+            raise _fail("platform.container.recipe", "'cpu' has no aes-cuda (allowed with a cuda backend: a CUDA recipe, e.g. cuda)")
+    return cfg
+
+
+def format_error(exc: ConfigError) -> str:
+    return f"ciphersweep: {exc}"

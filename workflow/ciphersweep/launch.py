@@ -1,0 +1,173 @@
+"""THE place where a benchmark point's launch line is built.
+
+    [host launcher]  mpirun -np R [--oversubscribe] [--allow-run-as-root] |
+                     srun --mpi=pmix -n R [-c T]                   (MPI points only)
+    [container]      apptainer exec [--nv] [--bind B]... IMAGE |
+                     ch-run [-b B]... -b WORKDIR:/mnt -c /mnt IMAGE --
+    [energy wrapper] e.g. likwid-perfctr -m -g ENERGY -C CORES -O -o FILE
+    kernel ARGS      aes-<backend> --impl ... --json FILE
+
+The host launcher is always outside the container (Apptainer's hybrid MPI model).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .sweep import Point
+
+# inside a Charliecloud image the working directory is bound here (it exists in every
+# Debian root file system, and SquashFS images cannot grow new mount points)
+CH_WORKDIR = "/mnt"
+
+
+@dataclass
+class Platform:
+    """Where and how a point is launched (derived from the config and the job's environment)."""
+
+    where: str = "local"  # local | slurm
+    mpi_launcher: str = "srun"  # under Slurm: srun | mpirun
+    mpirun_args: list[str] = field(default_factory=list)
+    runtime: str = "none"  # none | apptainer | charliecloud
+    image: str | None = None
+    binds: list[str] = field(default_factory=list)
+    kernel_dir: str = "build/kernels"  # native build dir, or bin dir inside the image ("" = PATH)
+    cwd: str = "."
+    cores: int = 1  # cores available to the job on this node
+    is_root: bool = False
+
+
+@dataclass
+class Launch:
+    argv: list[str]
+    oversubscribed: bool
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return shlex.join(self.argv)
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1
+
+
+def kernel_args(
+    point: Point,
+    *,
+    input_path: str,
+    json_path: str,
+    energy: str = "auto",
+) -> list[str]:
+    """Command-line arguments of the kernel for one point (the kernel contract)."""
+    args: list[str] = []
+    if point.backend == "openssl":
+        args += ["--cipher", point.cipher]
+    else:
+        args += ["--impl", point.impl, "--mode", point.mode]
+    args += ["--op", point.op, "--input", input_path]
+    args += ["--reps", str(point.reps), "--warmup", str(point.warmup)]
+    if point.backend == "omp":
+        args += ["--threads", str(point.threads)]
+    if point.backend == "cuda":
+        args += ["--block-threads", str(point.block_threads or 256)]
+    args += ["--energy", energy, "--json", json_path]
+    if point.inject_fault:
+        args += ["--inject-fault", "corrupt"]
+    return args
+
+
+def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
+    """The MPI launcher prefix and whether the node is oversubscribed."""
+    total = point.ranks * point.threads
+    oversub = total > plat.cores
+    if point.backend != "mpi":
+        return [], oversub
+    r = str(point.ranks)
+    if plat.where == "slurm" and plat.mpi_launcher == "srun":
+        argv = ["srun", "--mpi=pmix", "-n", r]
+        if point.threads > 1:
+            argv += ["-c", str(point.threads)]
+        return argv, oversub
+    argv = ["mpirun", "-np", r]
+    if plat.where == "local" and point.ranks > plat.cores:
+        argv.append("--oversubscribe")
+    if plat.is_root:
+        argv.append("--allow-run-as-root")
+    argv += list(plat.mpirun_args)
+    return argv, oversub
+
+
+def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str, str]]:
+    """The container runtime prefix and environment it needs."""
+    if plat.runtime == "none":
+        return [], {}
+    if not plat.image:
+        raise ValueError(f"container runtime {plat.runtime!r} needs an image")
+    if plat.runtime == "apptainer":
+        argv = ["apptainer", "exec"]
+        if point.backend == "cuda":
+            argv.append("--nv")
+        for b in plat.binds:
+            argv += ["--bind", b]
+        return argv + [plat.image], {}
+    if plat.runtime == "charliecloud":
+        argv = ["ch-run"]
+        for b in plat.binds:
+            argv += ["-b", b]
+        argv += ["-b", f"{os.path.abspath(plat.cwd)}:{CH_WORKDIR}", "-c", CH_WORKDIR, plat.image, "--"]
+        env = {} if os.environ.get("USER") else {"USER": _user()}
+        return argv, env
+    raise ValueError(f"unknown container runtime {plat.runtime!r}")
+
+
+def _user() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # pragma: no cover
+        return str(os.getuid())
+
+
+def kernel_path(point: Point, plat: Platform) -> str:
+    name = f"aes-{point.backend}"
+    if plat.runtime != "none":
+        return f"{plat.kernel_dir.rstrip('/')}/{name}" if plat.kernel_dir else name
+    return os.path.join(os.path.abspath(plat.kernel_dir), name)
+
+
+def build(
+    point: Point,
+    plat: Platform,
+    args: Sequence[str],
+    energy_prefix: Sequence[str] | None = None,
+) -> Launch:
+    """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
+    host, oversub = host_launcher(point, plat)
+    cont, env = container_prefix(point, plat)
+    argv = host + cont + list(energy_prefix or []) + [kernel_path(point, plat)] + list(args)
+    return Launch(argv=argv, oversubscribed=oversub, env=env)
+
+
+def generator_argv(plat: Platform) -> list[str]:
+    """Prefix that runs ``aes-seq`` (the input generator) natively or in the image."""
+    gen = Point(
+        backend="seq",
+        impl="auto",
+        mode="ctr",
+        op="encrypt",
+        cipher="aes-128-ctr",
+        size_bytes=1,
+        size_label="1B",
+        input_name="1B",
+        input_path=None,
+    )
+    cont, _ = container_prefix(gen, plat)
+    return cont + [kernel_path(gen, plat)]

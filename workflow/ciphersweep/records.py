@@ -1,0 +1,189 @@
+"""Gathering the raw records of every point into tidy tables.
+
+* ``measurements.csv`` / ``.parquet``: one row per timed repetition, every record field.
+* ``failures.csv``: one row per failed point, with the reason.
+* ``summary.csv``: one row per point: medians over repetitions with the spread
+  (min, max, quartiles), the status and, for failed points, the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from .sweep import Point
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+# numeric record fields summarised per point (median; t_total also min/max/quartiles)
+NUMERIC = (
+    "t_total",
+    "t_compute",
+    "t_keyexp",
+    "t_h2d",
+    "t_d2h",
+    "t_bcast",
+    "t_scatter",
+    "t_gather",
+    "cpu_util",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "joules",
+    "joules_pkg",
+    "joules_core",
+    "joules_dram",
+    "joules_gpu",
+    "joules_h2d",
+    "joules_kernel",
+    "joules_d2h",
+)
+# per-point descriptive fields taken from the first record
+FIRST = (
+    "impl",
+    "host",
+    "energy_source",
+    "energy_scope",
+    "energy_note",
+    "oversubscribed",
+    "runtime",
+    "image_digest",
+    "git_rev",
+    "slurm_job_id",
+    "slurm_nodelist",
+    "launch_line",
+)
+POINT_COLS = (
+    "point",
+    "backend",
+    "cfg_impl",
+    "mode",
+    "op",
+    "cipher",
+    "input_name",
+    "size_label",
+    "bytes",
+    "ranks",
+    "threads",
+    "gpus",
+    "block_threads",
+    "p",
+)
+
+
+def read_raw(path: str | Path) -> list[dict[str, Any]]:
+    with open(path) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def point_row(p: Point) -> dict[str, Any]:
+    return {
+        "point": p.id,
+        "backend": p.backend,
+        "cfg_impl": p.impl,
+        "mode": p.mode,
+        "op": p.op,
+        "cipher": p.cipher,
+        "input_name": p.input_name,
+        "size_label": p.size_label,
+        "bytes": p.size_bytes,
+        "ranks": p.ranks,
+        "threads": p.threads,
+        "gpus": p.gpus,
+        "block_threads": p.block_threads,
+        "p": p.p,
+    }
+
+
+def collect(files: Iterable[str | Path], points: Sequence[Point]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(measurements, failures, summary) data frames from the raw files of ``points``."""
+    import pandas as pd
+
+    by_id = {p.id: p for p in points}
+    rows: list[dict[str, Any]] = []
+    fails: list[dict[str, Any]] = []
+    summ: list[dict[str, Any]] = []
+    for f in files:
+        pid = Path(f).name.removesuffix(".jsonl")
+        p = by_id.get(pid)
+        if p is None:
+            continue
+        recs = read_raw(f)
+        base = point_row(p)
+        failed = [r for r in recs if r.get("status") == "failed"]
+        ok = [r for r in recs if r.get("status", "ok") == "ok"]
+        s: dict[str, Any] = dict(base)
+        if failed or not ok:
+            reason = failed[0].get("reason") if failed else "no records"
+            fails.append({**base, "reason": reason, "launch_line": (failed[0] if failed else {}).get("launch_line")})
+            s.update({"status": "failed", "reason": reason, "n": 0})
+            summ.append(s)
+            continue
+        for r in ok:
+            row = dict(r)
+            row.setdefault("point", pid)
+            row["status"] = "ok"
+            for k in ("size_label", "input_name", "cfg_impl", "p"):
+                row[k] = base[k]
+            rows.append(row)
+        s.update({"status": "ok", "reason": None, "n": len(ok)})
+        for k in FIRST:
+            s[k] = ok[0].get(k)
+        s["impl"] = ok[0].get("impl", p.impl)
+        frame = pd.DataFrame(ok)
+        for col in NUMERIC:
+            if col in frame and frame[col].notna().any():
+                vals = pd.to_numeric(frame[col], errors="coerce").dropna()
+                s[f"{col}_median"] = float(vals.median())
+                if col == "t_total":
+                    s["t_total_min"] = float(vals.min())
+                    s["t_total_max"] = float(vals.max())
+                    s["t_total_q1"] = float(vals.quantile(0.25))
+                    s["t_total_q3"] = float(vals.quantile(0.75))
+                    s["t_total_mean"] = float(vals.mean())
+                    s["t_total_std"] = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
+        if s.get("t_total_median"):
+            s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
+        summ.append(s)
+    meas = pd.DataFrame(rows)
+    if not meas.empty:
+        lead = [c for c in ("campaign", "point", "backend", "impl", "mode", "op", "size_label", "bytes", "ranks", "threads", "gpu", "rep") if c in meas]
+        meas = meas[lead + sorted(c for c in meas.columns if c not in lead)]
+    failures = pd.DataFrame(fails, columns=list(POINT_COLS) + ["reason", "launch_line"])
+    summary = pd.DataFrame(summ)
+    if not summary.empty:
+        lead = list(POINT_COLS) + ["status", "reason", "n", "impl"]
+        summary = summary[[c for c in lead if c in summary] + [c for c in summary.columns if c not in lead]]
+    return meas, failures, summary
+
+
+def gather_files(files: Sequence[str], points: Sequence[Point], output: Any, log: str | None = None) -> None:
+    """The ``gather`` rule: write measurements (csv, parquet), failures and summary."""
+    meas, failures, summary = collect(files, points)
+    Path(output.csv).parent.mkdir(parents=True, exist_ok=True)
+    meas.to_csv(output.csv, index=False)
+    _to_parquet(meas, output.parquet)
+    failures.to_csv(output.failures, index=False)
+    summary.to_csv(output.summary, index=False)
+    if log:
+        with open(log, "w") as fh:
+            print(f"{len(meas)} measurements, {len(summary)} points, {len(failures)} failed", file=fh)
+            for _, f in failures.iterrows():
+                print(f"failed: {f['point']}: {f['reason']}", file=fh)
+
+
+def _to_parquet(frame: pd.DataFrame, path: str) -> None:
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            kinds = {type(v) for v in out[col].dropna()}
+            if len(kinds) > 1:  # e.g. str and float in one column: keep it as text
+                out[col] = out[col].map(lambda v: None if v is None else str(v))
+    out.to_parquet(path, index=False)
+
+
+def load_summary(path: str | Path) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.read_csv(path, keep_default_na=True)

@@ -1,0 +1,356 @@
+"""Running one benchmark point (the body of the ``bench`` rule) and generating inputs.
+
+A kernel failure (non-zero exit, timeout, verification failure, invalid records) never
+fails the job: the raw file then holds ONE record with ``status: failed`` and the reason,
+so the campaign goes on and the tables mark the cell. At the next start the workflow
+deletes such files so that exactly those points run again.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+import yaml
+
+from . import launch as cs_launch
+from .sweep import Point
+
+RECORD_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "record.schema.yaml"
+
+
+@lru_cache(maxsize=1)
+def _record_validator() -> Any:
+    import jsonschema
+
+    with open(RECORD_SCHEMA) as fh:
+        return jsonschema.Draft202012Validator(yaml.safe_load(fh))
+
+
+def validate_record(rec: dict[str, Any]) -> str | None:
+    """None when the record is valid, else a one-line reason."""
+    err = next(iter(_record_validator().iter_errors(rec)), None)
+    if err is None:
+        return None
+    where = ".".join(str(p) for p in err.absolute_path) or "record"
+    return f"{where}: {err.message}"
+
+
+def git_rev(project: str | Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(project), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def image_digest(digest_file: str | None) -> str | None:
+    if not digest_file or not os.path.exists(digest_file):
+        return None
+    text = Path(digest_file).read_text().split()
+    if not text:
+        return None
+    d = text[0]
+    return d if d.startswith("sha256:") else f"sha256:{d}"
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _slurm_nodelist(env: dict[str, str]) -> str | None:
+    for key in ("SLURM_JOB_NODELIST", "SLURM_NODELIST"):
+        if env.get(key):
+            return env[key]
+    job = env.get("SLURM_JOB_ID")
+    if not job:
+        return None
+    try:
+        out = subprocess.run(["squeue", "-h", "-j", job, "-o", "%N"], capture_output=True, text=True, timeout=15)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+@dataclass
+class RunSpec:
+    """Everything the bench job needs besides the point."""
+
+    campaign: str
+    input_path: str
+    out_path: str
+    log_path: str
+    kernel_dir: str = "build/kernels"
+    runtime: str = "none"
+    image: str | None = None
+    image_digest_file: str | None = None
+    binds: list[str] = field(default_factory=list)
+    mpi_launcher: str = "srun"
+    mpirun_args: list[str] = field(default_factory=list)
+    energy: str = "auto"
+    timeout_s: int = 600
+    git_rev: str | None = None
+    cwd: str = "."
+
+
+def _energy_hooks(point: Point, setting: str, log: TextIO) -> tuple[list[str], str, Any, Any]:
+    """Energy wrapper prefix, kernel --energy flag, probe and module (if available)."""
+    try:
+        from . import energy  # provided by the energy part of the package
+    except ImportError:
+        return [], ("none" if setting == "none" else "auto"), None, None
+    probe = None
+    prefix: list[str] = []
+    flag = "none" if setting == "none" else "auto"
+    try:
+        if hasattr(energy, "probe"):
+            probe = energy.probe(setting)
+        if hasattr(energy, "wrapper"):
+            prefix = list(energy.wrapper(point, probe) or [])
+        if hasattr(energy, "kernel_flag"):
+            flag = energy.kernel_flag(probe)
+    except Exception as exc:  # energy must never stop a timing run
+        print(f"energy: probe failed ({exc}); continuing without energy", file=log)
+        prefix = []
+    return prefix, flag, probe, energy
+
+
+def failure_record(point: Point, spec: RunSpec, reason: str, launch_line: str | None = None) -> dict[str, Any]:
+    return {
+        "schema": 1,
+        "status": "failed",
+        "reason": reason,
+        "backend": point.backend,
+        "impl": point.impl,
+        "cipher": point.cipher,
+        "mode": point.mode,
+        "op": point.op,
+        "bytes": point.size_bytes,
+        "ranks": point.ranks,
+        "threads": point.threads,
+        "gpu": point.gpus,
+        "block_threads": point.block_threads,
+        "rep": None,
+        "t_total": None,
+        "t_compute": None,
+        "verified": False,
+        "joules": None,
+        "energy_source": None,
+        "host": socket.gethostname(),
+        "timestamp": _now(),
+        "launch_line": launch_line,
+    }
+
+
+def _orchestrator_fields(point: Point, spec: RunSpec, launch_line: str, oversub: bool) -> dict[str, Any]:
+    env = dict(os.environ)
+    return {
+        "campaign": spec.campaign,
+        "point": point.id,
+        "size_label": point.size_label,
+        "input_name": point.input_name,
+        "git_rev": spec.git_rev,
+        "image": spec.image,
+        "image_digest": image_digest(spec.image_digest_file),
+        "runtime": spec.runtime,
+        "launch_line": launch_line,
+        "oversubscribed": oversub,
+        "slurm_job_id": env.get("SLURM_JOB_ID"),
+        "slurm_nodelist": _slurm_nodelist(env) if env.get("SLURM_JOB_ID") else None,
+    }
+
+
+def _tail(text: str, n: int = 1) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " | ".join(lines[-n:])[:500] if lines else ""
+
+
+def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subprocess.run) -> dict[str, Any]:
+    """Run one point and write ``spec.out_path``; return a small summary dict."""
+    Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
+    Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
+    json_tmp = f"{spec.out_path}.kernel.tmp"
+    with open(spec.log_path, "w") as log:
+        prefix, eflag, probe, energy = _energy_hooks(point, spec.energy, log)
+        plat = cs_launch.Platform(
+            where="slurm" if os.environ.get("SLURM_JOB_ID") else "local",
+            mpi_launcher=spec.mpi_launcher,
+            mpirun_args=list(spec.mpirun_args),
+            runtime=spec.runtime,
+            image=spec.image,
+            binds=list(spec.binds),
+            kernel_dir=spec.kernel_dir,
+            cwd=spec.cwd,
+            cores=cs_launch.available_cores(),
+            is_root=os.geteuid() == 0,
+        )
+        args = cs_launch.kernel_args(point, input_path=spec.input_path, json_path=json_tmp, energy=eflag)
+        ln = cs_launch.build(point, plat, args, energy_prefix=prefix)
+        print(f"point: {point.id}", file=log)
+        print(f"launch: {ln.text}", file=log, flush=True)
+        env = dict(os.environ)
+        env.update(ln.env)
+        if os.path.exists(json_tmp):
+            os.remove(json_tmp)
+        t0 = time.monotonic()
+        reason: str | None = None
+        try:
+            proc = runner(ln.argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=spec.timeout_s)
+            rc, out, err = proc.returncode, proc.stdout or "", proc.stderr or ""
+        except subprocess.TimeoutExpired as exc:
+            rc, out, err = None, "", (exc.stderr or b"").decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+            reason = f"timeout after {spec.timeout_s} s"
+        except OSError as exc:
+            rc, out, err = None, "", str(exc)
+            reason = f"could not start: {exc}"
+        wall = time.monotonic() - t0
+        log.write(out)
+        log.write(err)
+        print(f"exit: {rc}  wall: {wall:.3f} s", file=log)
+        records: list[dict[str, Any]] = []
+        if reason is None and rc != 0:
+            reason = f"exit {rc}: {_tail(err) or 'no message'}"
+        if reason is None:
+            try:
+                with open(json_tmp) as fh:
+                    records = [json.loads(line) for line in fh if line.strip()]
+            except (OSError, ValueError) as exc:
+                reason = f"unreadable records: {exc}"
+        if reason is None and not records:
+            reason = "kernel printed no records"
+        if reason is None:
+            for i, rec in enumerate(records):
+                bad = validate_record(rec)
+                if bad:
+                    reason = f"record {i} does not match the record schema: {bad}"
+                    break
+        if reason is None and len(records) != point.reps:
+            reason = f"expected {point.reps} records, got {len(records)}"
+        extra = _orchestrator_fields(point, spec, ln.text, ln.oversubscribed)
+        if reason is None:
+            for rec in records:
+                rec.setdefault("status", "ok")
+                for k, v in extra.items():
+                    if rec.get(k) is None:
+                        rec[k] = v
+            if energy is not None and hasattr(energy, "annotate"):
+                try:
+                    energy.annotate(records, probe, point)
+                except Exception as exc:  # energy must never stop a timing run
+                    print(f"energy: annotate failed ({exc})", file=log)
+        else:
+            print(f"FAILED: {reason}", file=log)
+            rec = failure_record(point, spec, reason, ln.text)
+            for k, v in extra.items():
+                if rec.get(k) is None:
+                    rec[k] = v
+            records = [rec]
+        tmp = f"{spec.out_path}.tmp"
+        with open(tmp, "w") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, sort_keys=True) + "\n")
+        os.replace(tmp, spec.out_path)
+        if os.path.exists(json_tmp):
+            os.remove(json_tmp)
+    return {"status": "failed" if reason else "ok", "reason": reason, "wall": wall}
+
+
+def gen_input_argv(gen: list[str], out: str, size_bytes: int, seed: int) -> list[str]:
+    """Launch line of the input generator (``aes-seq --gen-input``)."""
+    return gen + ["--gen-input", out, "--size", f"{size_bytes}B", "--seed", str(seed)]
+
+
+def remove_failed(raw_dir: str | Path, point_ids: set[str] | None = None) -> list[str]:
+    """Delete raw files whose only record is a failure so those points run again."""
+    removed: list[str] = []
+    d = Path(raw_dir)
+    if not d.is_dir():
+        return removed
+    for f in d.glob("*.jsonl"):
+        if point_ids is not None and f.stem not in point_ids:
+            continue
+        try:
+            with open(f) as fh:
+                lines = [ln for ln in fh if ln.strip()]
+            failed = len(lines) == 1 and json.loads(lines[0]).get("status") == "failed"
+        except (OSError, ValueError):
+            failed = True  # unreadable: run it again
+        if failed:
+            f.unlink()
+            removed.append(f.stem)
+    return sorted(removed)
+
+
+def failed_points(raw_dir: str | Path) -> list[str]:
+    """Points whose raw file holds only a failure record (what a real run would redo)."""
+    out = []
+    for f in Path(raw_dir).glob("*.jsonl"):
+        try:
+            lines = [ln for ln in f.read_text().splitlines() if ln.strip()]
+            if len(lines) == 1 and json.loads(lines[0]).get("status") == "failed":
+                out.append(f.stem)
+        except (OSError, ValueError):
+            out.append(f.stem)
+    return sorted(out)
+
+
+def _run_logged(argv: list[str], log: str, env: dict[str, str] | None = None) -> None:
+    """Run a command with its output in ``log``; raise with the log's tail on failure."""
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a") as fh:
+        print(f"$ {' '.join(argv)}", file=fh, flush=True)
+        rc = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, env=env).returncode
+    if rc != 0:
+        tail = _tail(Path(log).read_text(errors="replace"), 5)
+        raise RuntimeError(f"{argv[0]} failed (exit {rc}); see {log}: {tail}")
+
+
+def gen_input(gen: list[str], out: str, nbytes: int, seed: int, log: str) -> None:
+    """The ``gen_input`` rule: one deterministic input file of ``nbytes``."""
+    Path(log).write_text("")
+    env = dict(os.environ)
+    if gen and gen[0] == "ch-run" and not env.get("USER"):
+        env["USER"] = cs_launch._user()
+    _run_logged(gen_input_argv(gen, out, nbytes, seed), log, env)
+    size = os.path.getsize(out)
+    if size != nbytes:
+        raise RuntimeError(f"{out}: {size} bytes written, {nbytes} expected")
+
+
+def build_kernels(script: str, build_dir: str, cmake_args: str, log: str) -> None:
+    """The ``build_kernels`` rule: the one build script, into ``build_dir``."""
+    Path(log).write_text("")
+    env = dict(os.environ)
+    if cmake_args:
+        env["CIPHERSWEEP_CMAKE_ARGS"] = cmake_args
+    _run_logged([script, build_dir], log, env)
+
+
+def build_image(script: str, recipe: str, image: str, digest: str, runtime: str, build_args: str, log: str) -> None:
+    """The ``build_image`` rule: containers/build-image.sh RECIPE OUT_IMAGE, then its digest."""
+    import hashlib
+
+    Path(log).write_text("")
+    Path(image).parent.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env["CIPHERSWEEP_RUNTIME"] = runtime
+    env["CIPHERSWEEP_APPTAINER_BUILD_ARGS"] = build_args
+    _run_logged([script, recipe, image], log, env)
+    h = hashlib.sha256()
+    with open(image, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    Path(digest).write_text(f"sha256:{h.hexdigest()}  {os.path.basename(image)}\n")

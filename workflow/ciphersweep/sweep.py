@@ -1,0 +1,218 @@
+"""Sweep expansion: a validated config becomes the list of benchmark points.
+
+This is the ONE place points are made. Each point is one benchmark job (or one member
+of a packed group of jobs with the same resource shape) with its resources derived
+from the point itself.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .units import parse_size, size_label
+
+_OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
+
+# Conservative single-core throughput (bytes/s) used only to estimate job runtimes.
+_RATE = {"ref": 4e6, "ttable": 30e6, "auto": 30e6, "aesni": 300e6, "vaes": 600e6, "evp": 200e6}
+_CUDA_RATE = 50e6  # host<->device copies on a slow bus included
+
+
+@dataclass(frozen=True)
+class Point:
+    """One benchmark point: a kernel invocation with its parallel shape and data."""
+
+    backend: str
+    impl: str
+    mode: str
+    op: str
+    cipher: str
+    size_bytes: int
+    size_label: str
+    input_name: str
+    input_path: str | None  # user file; None: the generated input of this size
+    ranks: int = 1
+    threads: int = 1
+    gpus: int = 0
+    block_threads: int | None = None
+    reps: int = 3
+    warmup: int = 1
+    seed: int = 1
+    inject_fault: bool = False
+    id: str = field(default="", compare=False)
+
+    @property
+    def p(self) -> int:
+        """Degree of parallelism P used for speedup/efficiency (ranks x threads; GPUs)."""
+        if self.backend == "cuda":
+            return self.gpus
+        return self.ranks * self.threads
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def point_id(
+    backend: str,
+    impl: str,
+    mode: str,
+    op: str,
+    cipher: str,
+    input_name: str,
+    ranks: int,
+    threads: int,
+    gpus: int,
+    block_threads: int | None,
+) -> str:
+    """A file-name-safe identifier, unique within a campaign."""
+    head = f"{backend}-{cipher}" if backend == "openssl" else f"{backend}-{impl}-{mode}"
+    pid = f"{head}-{_OP_TAG[op]}-{input_name}-r{ranks}-t{threads}"
+    if backend == "cuda":
+        pid += f"-g{gpus}-b{block_threads}"
+    return pid
+
+
+def _cipher_mode(cipher: str) -> str:
+    parts = cipher.lower().split("-")
+    return parts[-1] if len(parts) > 1 else cipher.lower()
+
+
+def expand(cfg: dict[str, Any]) -> list[Point]:
+    """All points of a validated config (see :func:`ciphersweep.config.validate`)."""
+    data: list[tuple[str, int, str | None]] = []
+    for s in cfg["sizes"]:
+        data.append((size_label(s), parse_size(s), None))
+    for item in cfg["inputs"]:
+        data.append((item["name"], os.path.getsize(item["path"]), item["path"]))
+    faults = list(cfg.get("debug", {}).get("inject_fault", []))
+    common = {"reps": cfg["reps"], "warmup": cfg["warmup"], "seed": cfg["seed"]}
+    be = cfg["backends"]
+    points: list[Point] = []
+
+    def add(**kw: Any) -> None:
+        pid = point_id(
+            kw["backend"],
+            kw["impl"],
+            kw["mode"],
+            kw["op"],
+            kw["cipher"],
+            kw["input_name"],
+            kw.get("ranks", 1),
+            kw.get("threads", 1),
+            kw.get("gpus", 0),
+            kw.get("block_threads"),
+        )
+        fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
+        points.append(Point(**kw, **common, inject_fault=fault, id=pid))
+
+    for op in cfg["ops"]:
+        for label, nbytes, path in data:
+            d = {"op": op, "size_bytes": nbytes, "size_label": label, "input_name": label, "input_path": path}
+            for mode in cfg["modes"]:
+                cipher = f"aes-128-{mode}"
+                if be.get("seq") is not None:
+                    for impl in be["seq"]["impls"]:
+                        add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
+                if be.get("omp") is not None:
+                    for impl in be["omp"]["impls"]:
+                        for t in be["omp"]["threads"]:
+                            add(backend="omp", impl=impl, mode=mode, cipher=cipher, threads=t, **d)
+                if be.get("mpi") is not None:
+                    for impl in be["mpi"]["impls"]:
+                        for r in be["mpi"]["ranks"]:
+                            add(backend="mpi", impl=impl, mode=mode, cipher=cipher, ranks=r, **d)
+                if be.get("cuda") is not None:
+                    for impl in be["cuda"]["impls"]:
+                        for g in be["cuda"]["gpus"]:
+                            for bt in be["cuda"]["block_threads"]:
+                                add(
+                                    backend="cuda",
+                                    impl=impl,
+                                    mode=mode,
+                                    cipher=cipher,
+                                    gpus=g,
+                                    block_threads=bt,
+                                    **d,
+                                )
+            if be.get("openssl") is not None:
+                for c in be["openssl"]["ciphers"]:
+                    add(backend="openssl", impl="evp", mode=_cipher_mode(c), cipher=c, **d)
+    ids = [p.id for p in points]
+    if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
+        raise ValueError("duplicate point ids")
+    return points
+
+
+# --------------------------------------------------------------------------- resources
+
+
+def estimate_seconds(point: Point) -> float:
+    """Pessimistic wall time of one point: all runs on one core, plus start-up."""
+    if point.backend == "cuda":
+        rate = _CUDA_RATE
+    else:
+        rate = _RATE.get(point.impl, _RATE["ref"])
+    runs = point.reps + point.warmup + 1  # +1: verification / reference encryption
+    return 2.0 + 0.25 * point.ranks + runs * point.size_bytes / rate
+
+
+def resources(point: Point, cluster: dict[str, Any], timeout_s: int | None = None) -> dict[str, Any]:
+    """Scheduler resources of one point (shared by the local and the Slurm profile)."""
+    cpn = int(cluster["cores_per_node"])
+    nodes = max(1, math.ceil(point.ranks * point.threads / cpn))
+    runtime = max(2, math.ceil(estimate_seconds(point) * 3 / 60) + 1)
+    if timeout_s is not None:
+        runtime = max(runtime, math.ceil(timeout_s / 60) + 2)
+    mib = point.size_bytes / 2**20
+    mem_mb = int(512 + 4 * mib + 64 * point.ranks)
+    return {
+        "nodes": nodes,
+        "tasks": point.ranks,
+        "cpus_per_task": point.threads,
+        "gpu": point.gpus if point.backend == "cuda" else 0,
+        "runtime": runtime,
+        "mem_mb": mem_mb,
+        "bench": 1,
+        "slurm_extra": "--exclusive" if cluster.get("exclusive", True) else "",
+    }
+
+
+def kernel_timeout(point: Point, cluster: dict[str, Any], timeout_s: int | None = None) -> int:
+    """Seconds the kernel may run before the bench job kills it (inside the job's runtime)."""
+    if timeout_s is not None:
+        return int(timeout_s)
+    return max(30, int(resources(point, cluster)["runtime"] * 60 * 0.8))
+
+
+def shape(point: Point, cluster: dict[str, Any]) -> str:
+    """Resource shape: points with the same shape can share one allocation."""
+    r = resources(point, cluster)
+    return f"n{r['nodes']}-r{r['tasks']}-c{r['cpus_per_task']}-g{r['gpu']}"
+
+
+def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
+    """Point id -> group name for packing; points not packed are left out.
+
+    Small points (estimated runtime <= cluster.pack_max_runtime minutes) with the same
+    resource shape get the same group name ``pack-<shape>``; Snakemake then splits each
+    group into allocations of at most cluster.pack_size points (its group components).
+    """
+    if not cluster.get("pack", False):
+        return {}
+    limit = int(cluster.get("pack_max_runtime", 10))
+    out: dict[str, str] = {}
+    for p in points:
+        if resources(p, cluster)["runtime"] > limit:
+            continue
+        out[p.id] = f"pack-{shape(p, cluster)}"
+    return out
+
+
+def group_components(groups: dict[str, str], cluster: dict[str, Any]) -> dict[str, int]:
+    """Group name -> points per allocation (Snakemake's --group-components)."""
+    size = int(cluster.get("pack_size", 25))
+    return {g: size for g in sorted(set(groups.values()))}

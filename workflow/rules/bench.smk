@@ -1,0 +1,31 @@
+# One job per benchmark point. Resources come from the point (ciphersweep.sweep);
+# `bench=1` lets a profile keep benchmark jobs from overlapping; small points with the
+# same resource shape share a group (one allocation) when cluster.pack is on.
+
+
+rule bench:
+    input:
+        unpack(bench_inputs),
+    output:
+        f"{RES}/raw/{{point}}.jsonl",
+    log:
+        f"{RES}/logs/bench/{{point}}.log",
+    params:
+        point=lambda wildcards: POINTS[wildcards.point].as_dict(),
+    wildcard_constraints:
+        point="[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    threads: lambda wildcards: max(1, RESOURCES[wildcards.point]["tasks"] * RESOURCES[wildcards.point]["cpus_per_task"])
+    resources:
+        nodes=res("nodes"),
+        tasks=res("tasks"),
+        cpus_per_task=res("cpus_per_task"),
+        gpu=res("gpu"),
+        runtime=res("runtime"),
+        mem_mb=res("mem_mb"),
+        bench=res("bench"),
+        slurm_extra=res("slurm_extra"),
+    group:
+        lambda wildcards: GROUPS.get(wildcards.point)
+    run:
+        point = POINTS[wildcards.point]
+        cs_runner.run_point(point, run_spec(point, input, output, log))

@@ -1,0 +1,159 @@
+# Configuration, validation and the sweep: everything the rules need, computed once at
+# parse time by the ciphersweep package (workflow/ciphersweep).
+import copy
+import sys
+from pathlib import Path
+
+import immutables
+from snakemake.exceptions import WorkflowError
+
+PROJECT = Path(workflow.basedir)
+sys.path.insert(0, str(PROJECT / "workflow"))
+
+from ciphersweep import config as cs_config  # noqa: E402
+from ciphersweep import plots as cs_plots  # noqa: E402
+from ciphersweep import records as cs_records  # noqa: E402
+from ciphersweep import runner as cs_runner  # noqa: E402
+from ciphersweep import sweep as cs_sweep  # noqa: E402
+from ciphersweep import tables as cs_tables  # noqa: E402
+
+# A campaign file given with --configfile describes a whole campaign: it replaces the
+# default config instead of being merged into it (--config KEY=VALUE still overrides).
+if workflow.overwrite_configfiles:
+    config.clear()
+    config.update(copy.deepcopy(workflow.config_settings.overwrite_config))
+
+try:
+    CFG = cs_config.validate(config, root=PROJECT, workdir=Path.cwd())
+except cs_config.ConfigError as exc:
+    raise WorkflowError(cs_config.format_error(exc)) from None
+
+CAMPAIGN = CFG["campaign"]
+RES = f"results/{CAMPAIGN}"
+RUNTIME = CFG["platform"]["container"]["runtime"]
+RECIPE = CFG["platform"]["container"]["recipe"]
+BUILD_DIR = CFG["build"]["dir"]
+POINT_LIST = cs_sweep.expand(CFG)
+POINTS = {p.id: p for p in POINT_LIST}
+RESOURCES = {
+    p.id: cs_sweep.resources(p, CFG["cluster"], CFG["timeout_s"]) for p in POINT_LIST
+}
+GROUPS = cs_sweep.pack_groups(POINT_LIST, CFG["cluster"])
+SIZES = {p.input_name: p.size_bytes for p in POINT_LIST if p.input_path is None}
+BACKENDS = sorted({p.backend for p in POINT_LIST})
+NATIVE_BACKENDS = sorted(set(BACKENDS) | {"seq"})  # aes-seq also generates the inputs
+IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
+IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
+GIT_REV = cs_runner.git_rev(PROJECT)
+
+# Packed groups: points of one shape share allocations of up to cluster.pack_size
+# points (a --group-components given on the command line wins).
+workflow.group_settings.group_components = immutables.Map(
+    {
+        **cs_sweep.group_components(GROUPS, CFG["cluster"]),
+        **dict(workflow.group_settings.group_components),
+    }
+)
+
+# Points whose last run failed run again: their failure-only raw file is removed here
+# (in the main process only; a dry run just lists them).
+if workflow.is_main_process and not workflow.dryrun:
+    _again = cs_runner.remove_failed(f"{RES}/raw", set(POINTS))
+    if _again:
+        print(
+            f"ciphersweep: re-running {len(_again)} failed point(s): {' '.join(_again)}",
+            file=sys.stderr,
+        )
+elif workflow.is_main_process:
+    _again = [p for p in cs_runner.failed_points(f"{RES}/raw") if p in POINTS]
+    if _again:
+        print(
+            f"ciphersweep: {len(_again)} failed point(s) will run again: {' '.join(_again)}",
+            file=sys.stderr,
+        )
+
+
+def kernel_sources():
+    """Files whose change rebuilds the kernels (and images)."""
+    src = PROJECT / "kernels"
+    files = [
+        str(f)
+        for f in sorted(src.rglob("*"))
+        if f.is_file() and "build" not in f.relative_to(src).parts
+    ]
+    return files + [str(PROJECT / "scripts" / "build-kernels.sh")]
+
+
+def kernel_binary(backend):
+    return f"{BUILD_DIR}/aes-{backend}"
+
+
+def kernel_deps(wildcards=None):
+    """What a kernel run needs: the image, or the native binaries."""
+    if RUNTIME != "none":
+        return {"image": IMAGE}
+    return {"kernels": [kernel_binary(b) for b in NATIVE_BACKENDS]}
+
+
+def input_file(point):
+    if point.input_path is not None:
+        return point.input_path
+    return f"{RES}/inputs/{point.input_name}.bin"
+
+
+def bench_inputs(wildcards):
+    point = POINTS.get(wildcards.point)
+    if point is None:
+        raise WorkflowError(f"ciphersweep: unknown point {wildcards.point!r}")
+    deps = dict(kernel_deps())
+    deps["data"] = input_file(point)
+    return deps
+
+
+def res(name):
+    return lambda wildcards: RESOURCES[wildcards.point][name]
+
+
+def run_spec(point, input, output, log):
+    cont = CFG["platform"]["container"]
+    return cs_runner.RunSpec(
+        campaign=CAMPAIGN,
+        input_path=str(input.data),
+        out_path=str(output[0]),
+        log_path=str(log[0]),
+        kernel_dir=cont["bin_dir"] if RUNTIME != "none" else BUILD_DIR,
+        runtime=RUNTIME,
+        image=IMAGE,
+        image_digest_file=f"{IMAGE}.sha256" if IMAGE else None,
+        binds=list(cont["bind"]),
+        mpi_launcher=CFG["cluster"]["mpi_launcher"],
+        mpirun_args=list(CFG["cluster"]["mpirun_args"]),
+        energy=CFG["platform"]["energy"],
+        timeout_s=cs_sweep.kernel_timeout(point, CFG["cluster"], CFG["timeout_s"]),
+        git_rev=GIT_REV,
+        cwd=str(Path.cwd()),
+    )
+
+
+def table_files():
+    names = cs_tables.table_names(CFG, POINT_LIST)
+    return [f"{RES}/tables/{n}.{ext}" for n in names for ext in ("csv", "md", "tex")]
+
+
+def plot_files():
+    return [f"{RES}/plots/{n}.png" for n in cs_tables.plot_names(CFG, POINT_LIST)]
+
+
+def gen_spec():
+    """Launch prefix of the input generator: native aes-seq, or aes-seq in the image."""
+    from ciphersweep import launch as cs_launch
+
+    cont = CFG["platform"]["container"]
+    plat = cs_launch.Platform(
+        runtime=RUNTIME,
+        image=IMAGE,
+        binds=list(cont["bind"]),
+        kernel_dir=cont["bin_dir"] if RUNTIME != "none" else BUILD_DIR,
+        cwd=str(Path.cwd()),
+    )
+    return cs_launch.generator_argv(plat)

@@ -1,0 +1,18 @@
+# One deterministic input per size, generated once by `aes-seq --gen-input` and reused
+# by every point of that size. User files (config `inputs`) are used as they are.
+
+
+rule gen_input:
+    input:
+        unpack(kernel_deps),
+    output:
+        f"{RES}/inputs/{{size}}.bin",
+    log:
+        f"{RES}/logs/inputs/{{size}}.log",
+    params:
+        nbytes=lambda wildcards: SIZES[wildcards.size],
+        seed=CFG["seed"],
+    wildcard_constraints:
+        size="|".join(SIZES) if SIZES else "NO_SIZES",
+    run:
+        cs_runner.gen_input(gen_spec(), output[0], params.nbytes, params.seed, log[0])
