@@ -116,7 +116,7 @@ def test_cpu_base_is_debian_12() -> None:
 def test_cuda_recipe_builds_for_gpus() -> None:
     d = deffile.parse(CONTAINERS / "cuda.def")
     assert d.header["from"].startswith("nvidia/cuda:") and "-devel-" in d.header["from"]
-    assert "CMAKE_CUDA_ARCHITECTURES" in d.section("post")
+    assert "-DCS_CUDA_ARCHITECTURES=80;90" in d.section("post")
     assert "--nv" in d.section("help")
 
 
