@@ -216,7 +216,7 @@ def test_merge_likwid_without_region_keeps_kernel_values() -> None:
 
 def test_wrapper_argv() -> None:
     p = energy.Probe("auto", (0, 1, 2, 5), "omp", "likwid", "auto", None)
-    point = {"backend": "omp", "id": "omp-ttable-ctr-enc-1KiB-r1-t4"}
+    point = {"backend": "omp", "threads": 4, "id": "omp-ttable-ctr-enc-1KiB-r1-t4"}
     assert energy.wrapper(point, p, out="raw/x.likwid.csv") == [
         "likwid-perfctr",
         "-m",
@@ -228,7 +228,50 @@ def test_wrapper_argv() -> None:
         "-o",
         "raw/x.likwid.csv",
     ]
-    assert energy.wrapper(point, p)[-1] == "omp-ttable-ctr-enc-1KiB-r1-t4.likwid.csv"
+    assert energy.wrapper(point, p)[-1] == str(energy.likwid_csv_path(point))
+    assert (
+        energy.likwid_csv_path(point).name
+        == "ciphersweep-likwid-omp-ttable-ctr-enc-1KiB-r1-t4.csv"
+    )
+    # probe cores that do not fit the point: one core per thread from the job's mask
+    seq = {"backend": "seq", "threads": 1, "id": "s"}
+    assert energy.wrapper(seq, p, out="o.csv")[5] == str(energy.allowed_cores()[0])
+
+
+def test_cores_for() -> None:
+    assert energy.cores_for({"threads": 2}, [4, 5, 6]) == (4, 5)
+    assert energy.cores_for({"threads": None}, [4, 5, 6]) == (4,)
+    assert energy.cores_for({"threads": 8}, [0, 1]) == (0, 1)
+
+
+def test_annotate_merges_likwid_csv(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the bench job does after a likwid run: the wrapper's CSV goes into the records."""
+    monkeypatch.setenv("CIPHERSWEEP_LIKWID_DIR", str(tmp_path))
+    point = {"backend": "seq", "threads": 1, "id": "seq-x"}
+    p = energy.Probe("auto", (0,), "seq", "likwid", "auto", None)
+    out = energy.wrapper(point, p)[-1]
+    assert Path(out).parent == tmp_path
+    Path(out).write_text((DATA / "likwid_skx_marker_1core.csv").read_text())
+    recs = records(4)
+    assert energy.annotate(recs, p, point) is recs  # in place
+    assert not Path(out).exists()  # consumed
+    for r in recs:
+        assert r["energy_source"] == "likwid"
+        assert r["joules"] == pytest.approx((27.1187 + 2.6543) / 4)
+    # the kernel crashed before likwid wrote anything: records keep the kernel's values
+    recs = records(2)
+    energy.annotate(recs, p, point)
+    assert recs[0]["joules"] is None
+    assert recs[0]["energy_note"].startswith("likwid: no energy for region 'aes'")
+    # MPI point: likwid output is never merged (no wrapper was used)
+    recs = records(1)
+    energy.annotate(recs, p, {"backend": "mpi", "id": "m"})
+    assert (
+        recs[0]["energy_source"] is None
+        and recs[0]["energy_note"] == "powercap not present"
+    )
 
 
 @pytest.mark.parametrize("backend", ["mpi", "cuda"])

@@ -146,7 +146,9 @@ def test_probe_picks_working_likwid(
     p = energy.probe([2, 3], "auto")
     assert p.source == "likwid" and p.note is None and p.kernel_energy == "auto"
     assert p.check("likwid").detail["started_program"] is True
-    assert energy.wrapper({"backend": "omp", "id": "pt"}, p, out="o.csv")[:6] == [
+    assert energy.wrapper({"backend": "omp", "threads": 2, "id": "pt"}, p, out="o.csv")[
+        :6
+    ] == [
         "likwid-perfctr",
         "-m",
         "-g",
@@ -200,6 +202,11 @@ def test_likwid_not_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -
 
 
 def test_modes(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    p = energy.probe("none")  # the probe(mode) form
+    assert p.mode == "none" and p.cores == tuple(energy.allowed_cores()[:1])
+    assert energy.kernel_flag(p) == "none" and energy.kernel_flag(None) == "auto"
+    p = energy.probe(mode="none", point={"backend": "omp", "threads": 2, "id": "x"})
+    assert p.backend == "omp" and p.cores == tuple(energy.allowed_cores()[:2])
     p = energy.probe([0], "none")
     assert p.source is None and p.kernel_energy == "none"
     assert p.note == "energy disabled (platform.energy: none)"

@@ -42,11 +42,15 @@ __all__ = [
     "PowercapZone",
     "Probe",
     "SourceCheck",
+    "allowed_cores",
     "annotate",
     "check_likwid",
     "check_nvml",
     "check_rapl",
+    "cores_for",
     "energy_delta_uj",
+    "kernel_flag",
+    "likwid_csv_path",
     "likwid_energy",
     "merge_likwid",
     "parse_likwid_csv",
@@ -124,22 +128,34 @@ class Probe:
 
 
 def probe(
-    cores: Sequence[int],
-    mode: str = "auto",
+    cores: Sequence[int] | str | None = None,
+    mode: str | None = None,
     *,
     backend: str | None = None,
     binary: str | os.PathLike[str] | None = None,
+    point: Any = None,
     likwid_timeout: float = 20.0,
 ) -> Probe:
     """Decide the energy source of one job. Run once per job; caches nothing.
 
-    ``cores``: the cores the kernel is pinned to (likwid's ``-C``). ``mode``: the
+    ``cores``: the cores the kernel is pinned to (likwid's ``-C``; default: those of
+    :func:`cores_for` ``point``, else the first core this job may use). ``mode``: the
     campaign's ``platform.energy`` (``auto`` tries likwid, then RAPL; ``none`` measures
-    nothing; ``likwid``/``rapl`` try only that source). ``backend``: the point's backend
-    (``mpi`` never uses likwid, ``cuda`` uses NVML). ``binary``: the kernel binary; when
-    given, likwid is used only if the binary is linked against liblikwid (so that its
-    Marker API region exists).
+    nothing; ``likwid``/``rapl`` try only that source); ``probe("auto")`` is accepted
+    too. ``backend``: the point's backend (``mpi`` never uses likwid, ``cuda`` uses
+    NVML), taken from ``point`` when given. ``binary``: the kernel binary; when given,
+    likwid is used only if it is linked against liblikwid (so that its Marker API
+    region exists).
     """
+    if isinstance(cores, str):  # probe(mode)
+        cores, mode = None, cores
+    mode = mode or "auto"
+    if point is not None:
+        backend = backend or _get(point, "backend")
+        if cores is None:
+            cores = cores_for(point)
+    if cores is None:
+        cores = allowed_cores()[:1]
     if mode not in MODES:
         raise ValueError(f"energy mode {mode!r} is not one of {', '.join(MODES)}")
     cores_t = tuple(int(c) for c in cores)
@@ -208,18 +224,35 @@ def probe(
     return done(None)
 
 
-def annotate(records: Iterable[dict[str, Any]], p: Probe) -> list[dict[str, Any]]:
-    """Add the probe's reasons to records whose ``joules`` is null.
+def annotate(
+    records: list[dict[str, Any]],
+    p: Probe | None,
+    point: Any = None,
+    likwid_csv: str | os.PathLike[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Finish a point's records after the kernel ran (in place; also returned).
 
-    The kernel only knows about its own readers (powercap, NVML); the probe also knows
-    why likwid was not used. Records with a value are left alone except for the
-    exclusivity caveat, which every measured record carries.
+    1. When likwid was the source (and the point had the wrapper): parse its CSV
+       (``likwid_csv``, default :func:`likwid_csv_path` of ``point``) and
+       :func:`merge_likwid` it into the records; the CSV file is removed afterwards.
+    2. Records whose ``joules`` is null get the probe's reasons in ``energy_note`` (the
+       kernel only knows about its own readers; the probe also knows why likwid was not
+       used). Records with a value get the exclusivity caveat.
+    Failed records are left alone.
     """
-    out = []
-    for rec in records:
-        r = dict(rec)
+    if p is None:
+        return records
+    likwid_point = point is None or _get(point, "backend") not in ("mpi", "cuda")
+    if p.uses_likwid and (point is not None or likwid_csv is not None) and likwid_point:
+        path = Path(likwid_csv) if likwid_csv is not None else likwid_csv_path(point)
+        for rec, new in zip(
+            records, merge_likwid(records, _read_likwid_csv(path)), strict=True
+        ):
+            rec.update(new)
+        if likwid_csv is None:
+            path.unlink(missing_ok=True)
+    for r in records:
         if r.get("status", "ok") != "ok":
-            out.append(r)
             continue
         if r.get("joules") is None:
             r["joules"] = None
@@ -227,8 +260,23 @@ def annotate(records: Iterable[dict[str, Any]], p: Probe) -> list[dict[str, Any]
             r["energy_note"] = _join_notes(p.note, r.get("energy_note"))
         else:
             r["energy_note"] = _join_notes(r.get("energy_note"), EXCLUSIVE_CAVEAT)
-        out.append(r)
-    return out
+    return records
+
+
+def _read_likwid_csv(path: Path) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return None
+    try:
+        return parse_likwid_csv(text)
+    except ValueError:
+        return None
+
+
+def kernel_flag(p: Probe | None) -> str:
+    """The kernel's ``--energy`` value for this job."""
+    return p.kernel_energy if p is not None else "auto"
 
 
 def _join_notes(*notes: str | None) -> str | None:
@@ -424,38 +472,61 @@ def _linked_to_likwid(binary: str | os.PathLike[str]) -> bool:
 
 
 def wrapper(
-    point: Any, p: Probe, out: str | os.PathLike[str] | None = None
+    point: Any, p: Probe | None, out: str | os.PathLike[str] | None = None
 ) -> list[str]:
     """The energy-wrapper prefix of the launch line for one point ([] when none).
 
     ``likwid-perfctr -m -g ENERGY -C <cores> -O -o <out>``: marker mode, so that only
-    the kernel's region ``"aes"`` (the timed repetitions) is measured. ``out`` defaults
-    to ``<point>.likwid.csv`` in the working directory. MPI and CUDA points get no
-    wrapper (see the module docstring).
+    the kernel's region ``"aes"`` (the timed repetitions) is measured; ``-C`` also pins
+    the kernel (one core per thread, :func:`cores_for`). ``out`` defaults to
+    :func:`likwid_csv_path`, where :func:`annotate` looks for it. MPI and CUDA points
+    get no wrapper (see the module docstring).
     """
-    if p.source != "likwid":
+    if p is None or p.source != "likwid":
         return []
-    backend = _get(point, "backend")
-    if backend in ("mpi", "cuda"):
+    if _get(point, "backend") in ("mpi", "cuda"):
         return []
-    if not p.cores:
+    threads = int(_get(point, "threads") or 1)
+    cores = p.cores if len(p.cores) == threads else cores_for(point)
+    if not cores:
         return []
     if out is None:
-        name = (
-            _get(point, "point") or _get(point, "name") or _get(point, "id") or "likwid"
-        )
-        out = f"{name}.likwid.csv"
+        out = likwid_csv_path(point)
     return [
         "likwid-perfctr",
         "-m",
         "-g",
         LIKWID_GROUP,
         "-C",
-        format_cpulist(p.cores),
+        format_cpulist(cores),
         "-O",
         "-o",
         str(out),
     ]
+
+
+def likwid_csv_path(point: Any) -> Path:
+    """Where the wrapper writes likwid's CSV for a point: ``$CIPHERSWEEP_LIKWID_DIR``
+    (default: the temporary directory) / ``ciphersweep-likwid-<point id>.csv``."""
+    name = _get(point, "id") or _get(point, "point") or _get(point, "name") or "point"
+    base = os.environ.get("CIPHERSWEEP_LIKWID_DIR") or tempfile.gettempdir()
+    return Path(base) / f"ciphersweep-likwid-{name}.csv"
+
+
+def allowed_cores() -> list[int]:
+    """The cores this job may run on (its affinity mask, e.g. Slurm's cgroup)."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return list(range(os.cpu_count() or 1))
+
+
+def cores_for(point: Any, allowed: Sequence[int] | None = None) -> tuple[int, ...]:
+    """The cores a point's kernel is pinned to under likwid: one per thread, the first
+    ones the job may use (MPI ranks are pinned by the launcher, not here)."""
+    cores = list(allowed) if allowed is not None else allowed_cores()
+    threads = max(1, int(_get(point, "threads") or 1))
+    return tuple(cores[:threads])
 
 
 def format_cpulist(cores: Iterable[int]) -> str:
