@@ -7,6 +7,7 @@ add_executable(test_energy
   "${_cs_energy_root}/src/energy.c")
 target_include_directories(test_energy PRIVATE "${_cs_energy_root}/src")
 target_link_libraries(test_energy PRIVATE m)
+set_target_properties(test_energy PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
 add_test(NAME energy_powercap_fake_sysfs COMMAND test_energy)
 
 # On a machine without powercap (or with it), a real kernel run keeps its timings and
