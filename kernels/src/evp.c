@@ -1,0 +1,106 @@
+/* evp.c - OpenSSL 3 EVP helpers: cipher fetch (legacy provider on demand), one-shot
+ * encryption/decryption used for references and for the aes-openssl backend. */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#include "runner.h"
+
+int cs_evp_fetch(const char *name, void **cipher, char *err, size_t errlen)
+{
+    ERR_set_mark();
+    EVP_CIPHER *c = EVP_CIPHER_fetch(NULL, name, NULL);
+    if (!c) {
+        /* Legacy algorithms (bf, cast5, des, idea, rc2, rc4, seed ...) live in the
+         * "legacy" provider.  Loading a provider explicitly stops the default one from
+         * being loaded implicitly, so both are loaded. */
+        OSSL_PROVIDER *def = OSSL_PROVIDER_load(NULL, "default");
+        OSSL_PROVIDER *leg = OSSL_PROVIDER_load(NULL, "legacy");
+        (void)def;
+        if (leg)
+            c = EVP_CIPHER_fetch(NULL, name, NULL);
+        if (!c) {
+            ERR_pop_to_mark();
+            if (!leg && EVP_get_cipherbyname(name))
+                snprintf(err, errlen,
+                         "--cipher: '%s' needs OpenSSL's legacy provider, which could not be "
+                         "loaded (install it or set OPENSSL_MODULES)", name);
+            else
+                snprintf(err, errlen, "--cipher: '%s' is not a cipher known to OpenSSL "
+                                      "(see `openssl list -cipher-algorithms`)", name);
+            return CS_EXIT_USAGE;
+        }
+    }
+    ERR_pop_to_mark();
+    *cipher = c;
+    return 0;
+}
+
+void cs_evp_free(void *cipher) { EVP_CIPHER_free((EVP_CIPHER *)cipher); }
+
+const char *cs_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+static void ossl_err(char *err, size_t errlen, const char *what)
+{
+    char buf[256] = "";
+    const unsigned long e = ERR_get_error();
+    if (e)
+        ERR_error_string_n(e, buf, sizeof buf);
+    ERR_clear_error();
+    snprintf(err, errlen, "%s%s%s", what, *buf ? ": " : "", buf);
+}
+
+int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8_t *iv,
+                 const uint8_t *in, size_t n, uint8_t *out, size_t *out_n, uint8_t *tag,
+                 char *err, size_t errlen)
+{
+    EVP_CIPHER *c = (EVP_CIPHER *)cipher;
+    const int aead = (EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER) != 0;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int rc = -1, len = 0;
+    size_t total = 0;
+    if (!ctx) {
+        ossl_err(err, errlen, "EVP_CIPHER_CTX_new failed");
+        return -1;
+    }
+    if (EVP_CipherInit_ex2(ctx, c, key, EVP_CIPHER_get_iv_length(c) ? iv : NULL, enc, NULL) != 1) {
+        ossl_err(err, errlen, "EVP_CipherInit_ex2 failed");
+        goto done;
+    }
+    EVP_CIPHER_CTX_set_padding(ctx, pad);
+    while (n > 0) {
+        const int chunk = n > (size_t)(INT_MAX / 2) ? INT_MAX / 2 : (int)n;
+        if (EVP_CipherUpdate(ctx, out + total, &len, in, chunk) != 1) {
+            ossl_err(err, errlen, "EVP_CipherUpdate failed");
+            goto done;
+        }
+        total += (size_t)len;
+        in += chunk;
+        n -= (size_t)chunk;
+    }
+    if (aead && !enc && tag &&
+        EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1) {
+        ossl_err(err, errlen, "setting the AEAD tag failed");
+        goto done;
+    }
+    if (EVP_CipherFinal_ex(ctx, out + total, &len) != 1) {
+        ossl_err(err, errlen, enc ? "EVP_CipherFinal_ex failed"
+                                  : "bad decrypt (wrong padding or tag)");
+        goto done;
+    }
+    total += (size_t)len;
+    if (aead && enc && tag && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1) {
+        ossl_err(err, errlen, "getting the AEAD tag failed");
+        goto done;
+    }
+    *out_n = total;
+    rc = 0;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    return rc;
+}
