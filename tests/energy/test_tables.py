@@ -170,6 +170,18 @@ def test_cpu_util_table() -> None:
         == "no CPU times (getrusage) in the records"
     )
     assert t.value("mpi (2 ranks)", "1MB") == "failed"
+    # omp 1 MB ran for 1 ms: the value stays, with a footnote that it is coarse
+    assert t.notes[("omp (2 threads)", "1MB")] == energy.COARSE_CPU
+    assert ("seq", "1MB") not in t.notes
+
+
+def test_short_region_energy_is_marked_coarse() -> None:
+    ctx = context()
+    ctx.measurements.loc[ctx.measurements["point"] == SEQ_1.id, "t_total"] = 0.002
+    t = energy.build_energy_table(ctx)
+    assert t.value("seq: J per run", "1MB") == pytest.approx(10.0)
+    assert t.notes[("seq: J per run", "1MB")] == energy.COARSE_ENERGY
+    assert t.value("seq: mean W", "1MB") == pytest.approx(10.0 / 0.002)
 
 
 def test_tables_without_measurements_use_summary() -> None:

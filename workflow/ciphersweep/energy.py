@@ -1017,6 +1017,9 @@ def check_nvml() -> SourceCheck:
 ENERGY_PARTS = ("J per run", "J/MB", "mean W")
 NO_SOURCE = "no energy measurement"
 TOO_SHORT = "energy below the counter's resolution (timed region too short)"
+SHORT_REGION_S = 0.01
+COARSE_ENERGY = "timed region < 10 ms: energy counters update about every millisecond, the value is coarse"
+COARSE_CPU = "timed region < 10 ms: getrusage CPU times are too coarse there (values above 100 % possible)"
 
 
 def _missing(v: Any) -> bool:
@@ -1145,6 +1148,8 @@ def build_energy_table(ctx: Any) -> Any:
                 t.notes[key] = cells
             elif cells is not None and part in cells:
                 t.cells[key] = float(cells[part])
+                if _short(reps.get(p.id, [])):
+                    t.notes[key] = COARSE_ENERGY
             else:
                 t.cells[key] = NA
                 t.notes[key] = "no repetition with both energy and time"
@@ -1159,12 +1164,23 @@ def build_cpu_util_table(ctx: Any) -> Any:
         v = cpu_util_cell(reps.get(p.id, []))
         return ("n/a", v) if isinstance(v, str) else v
 
-    return ctx.grid(
+    t = ctx.grid(
         "cpu_util",
         "CPU utilisation (%) = (user + sys CPU time) / (wall time x cores used), median over repetitions",
         cell,
         digits=1,
     )
+    for p in ctx.points:
+        key = (ctx.row_of[p.id], p.input_name)
+        if isinstance(t.cells.get(key), float) and _short(reps.get(p.id, [])):
+            t.notes[key] = COARSE_CPU
+    return t
+
+
+def _short(reps: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a point's median timed region is shorter than :data:`SHORT_REGION_S`."""
+    times = [float(r["t_total"]) for r in reps if not _missing(r.get("t_total"))]
+    return bool(times) and statistics.median(times) < SHORT_REGION_S
 
 
 def register_tables(register: Any) -> None:
