@@ -156,6 +156,21 @@ CS_HD void cs_gpu_ctr_block(const uint32_t iv[4], uint64_t i, uint32_t ctr[4])
     ctr[3] = (uint32_t)nlo;
 }
 
+/* ECB encryption with PKCS#7 padding: in the block at index `index` (four words in
+ * memory byte order), every byte at a message offset >= msg_len becomes padv (the pad
+ * length, 1..16). The host copies only the msg_len message bytes to the device; the
+ * thread(s) holding the tail fill in the padding, so padding is part of the timed work
+ * as on the CPU backends. */
+CS_HD void cs_gpu_pad_le_words(uint64_t index, uint64_t msg_len, uint32_t padv, uint32_t w[4])
+{
+    if ((index + 1) * 16 <= msg_len) return;
+    for (int j = 0; j < 16; j++) {
+        if (index * 16 + (uint64_t)j < msg_len) continue;
+        const unsigned sh = 8u * (unsigned)(j & 3);
+        w[j >> 2] = (w[j >> 2] & ~(0xffu << sh)) | (padv << sh);
+    }
+}
+
 /* The per-block work of the kernel on a block held as four words in memory byte order
  * (a uint4 load: each word is the little-endian view of 4 message bytes).
  *   mode 0 ECB encrypt, 1 ECB decrypt: w is the block, replaced by its result

@@ -82,13 +82,7 @@ __global__ void aes_kernel(uint4 *buf, unsigned long long nblocks, int nr,
         tile[threadIdx.x] = buf[i];
         uint4 v = tile[threadIdx.x];
         uint32_t w[4] = {v.x, v.y, v.z, v.w};
-        if (MODE == K_ECB_ENC && padv && (i + 1) * 16 > msg_len) {
-            for (int j = 0; j < 16; j++) {
-                if (i * 16 + (unsigned long long)j < msg_len) continue;
-                const unsigned sh = 8u * (unsigned)(j & 3);
-                w[j >> 2] = (w[j >> 2] & ~(0xffu << sh)) | (padv << sh);
-            }
-        }
+        if (MODE == K_ECB_ENC && padv) cs_gpu_pad_le_words(i, msg_len, padv, w);
         cs_gpu_process_le_words(&T, c_rk, nr, MODE, c_iv, i, w);
         tile[threadIdx.x] = make_uint4(w[0], w[1], w[2], w[3]);
         buf[i] = tile[threadIdx.x];

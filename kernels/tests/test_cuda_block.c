@@ -5,7 +5,8 @@
  *   - FIPS-197 Appendix C.1/C.2/C.3 (cipher and inverse cipher, 128/192/256-bit keys)
  *   - SP 800-38A F.1.1/F.1.2 (ECB-AES128) and F.5.1/F.5.2 (CTR-AES128)
  *   - random keys, sizes and IVs (low 64 bits all ones, all 128 bits ones) against
- *     OpenSSL EVP aes-128-ecb (no padding) and aes-128-ctr, and decrypt(encrypt(x)) == x.
+ *     OpenSSL EVP aes-128-ecb (no padding, and PKCS#7 padding written by the tail
+ *     "thread" as the kernel does) and aes-128-ctr, and decrypt(encrypt(x)) == x.
  */
 #include "aes.h"
 #include "aes_block_gpu.h"
@@ -57,23 +58,41 @@ static void gpu_key_setup(gpu_key *g, const uint8_t *key, int key_bytes)
     cs_gpu_round_key_words(k.drk, k.nr, g->drk);
 }
 
-/* What the kernel does over a buffer: mode 0 ECB enc, 1 ECB dec, 2 CTR; the buffer is
- * processed in place, one 16-byte block per "thread", a partial tail block zero-padded
- * as in the device buffer (only n bytes are kept). */
-static void gpu_like(const gpu_key *g, int mode, const uint8_t iv[16], uint8_t *buf, size_t n)
+static void gpu_like_pad(const gpu_key *g, int mode, const uint8_t iv[16], uint8_t *buf,
+                         size_t n, size_t msg_len)
 {
     uint32_t ivw[4] = {0, 0, 0, 0};
     if (iv)
         for (int c = 0; c < 4; c++) ivw[c] = cs_gpu_load_be32(iv + 4 * c);
     const cs_gpu_tables *T = mode == 1 ? &DEC : &ENC;
     const uint32_t *rk = mode == 1 ? g->drk : g->rk;
+    const uint32_t padv = msg_len ? (uint32_t)(n - msg_len) : 0;
     for (size_t i = 0; i * 16 < n; i++) {
-        uint32_t w[4] = {0, 0, 0, 0};
+        uint32_t w[4] = {0x5a5a5a5au, 0x5a5a5a5au, 0x5a5a5a5au, 0x5a5a5a5au};
         size_t len = n - i * 16 < 16 ? n - i * 16 : 16;
         memcpy(w, buf + 16 * i, len);
+        if (padv) cs_gpu_pad_le_words((uint64_t)i, (uint64_t)msg_len, padv, w);
         cs_gpu_process_le_words(T, rk, g->nr, mode, ivw, (uint64_t)i, w);
         memcpy(buf + 16 * i, w, len);
     }
+}
+
+/* What the kernel does over a buffer: mode 0 ECB enc, 1 ECB dec, 2 CTR; the buffer is
+ * processed in place, one 16-byte block per "thread". A partial tail block holds stale
+ * bytes beyond n, as the device buffer may (only n bytes are kept). */
+static void gpu_like(const gpu_key *g, int mode, const uint8_t iv[16], uint8_t *buf, size_t n)
+{
+    gpu_like_pad(g, mode, iv, buf, n, 0);
+}
+
+/* ECB encryption with PKCS#7 padding as the kernel does it: n message bytes in a buffer
+ * of padded length; the tail thread writes the pad bytes. Returns the padded length. */
+static size_t gpu_like_ecb_pad(const gpu_key *g, uint8_t *buf, size_t n)
+{
+    size_t padded = (n / 16 + 1) * 16;
+    memset(buf + n, 0xA5, padded - n); /* stale device bytes */
+    gpu_like_pad(g, 0, NULL, buf, padded, n);
+    return padded;
 }
 
 static void test_fips197(void)
@@ -154,13 +173,25 @@ static int evp(const char *name, int enc, const uint8_t *key, const uint8_t *iv,
     return ok && (size_t)(l1 + l2) == n ? 0 : -1;
 }
 
+/* EVP encryption with PKCS#7 padding (as `openssl enc`); returns the output length. */
+static int evp_pad(const char *name, const uint8_t *key, const uint8_t *in, size_t n, uint8_t *out)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    const EVP_CIPHER *c = EVP_get_cipherbyname(name);
+    int l1 = 0, l2 = 0, ok = ctx && c && EVP_EncryptInit_ex(ctx, c, NULL, key, NULL) == 1;
+    ok = ok && EVP_EncryptUpdate(ctx, out, &l1, in, (int)n) == 1;
+    ok = ok && EVP_EncryptFinal_ex(ctx, out + l1, &l2) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok ? l1 + l2 : -1;
+}
+
 static void test_random_vs_openssl(void)
 {
     static const size_t sizes[] = {1, 15, 16, 17, 31, 32, 33, 4096, 65536 + 5, 1048576 + 48};
     uint64_t x = 0x9e3779b97f4a7c15ull;
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         size_t n = sizes[si];
-        uint8_t *in = malloc(n + 16), *ref = malloc(n + 16), *buf = malloc(n + 16);
+        uint8_t *in = malloc(n + 32), *ref = malloc(n + 32), *buf = malloc(n + 32);
         uint8_t key[16], iv[16];
         if (!in || !ref || !buf) abort();
         for (size_t i = 0; i < n; i++) {
@@ -184,6 +215,12 @@ static void test_random_vs_openssl(void)
         CHECK(memcmp(buf, ref, n) == 0, "CTR vs OpenSSL, %zu bytes", n);
         gpu_like(&g, 2, iv, buf, n);
         CHECK(memcmp(buf, in, n) == 0, "CTR twice gives the input back, %zu bytes", n);
+
+        /* ECB with PKCS#7 padding, the tail filled in by the "thread" as on the GPU */
+        CHECK(evp_pad("aes-128-ecb", key, in, n, ref) == (int)((n / 16 + 1) * 16), "EVP ecb pad %zu", n);
+        memcpy(buf, in, n);
+        size_t padded = gpu_like_ecb_pad(&g, buf, n);
+        CHECK(memcmp(buf, ref, padded) == 0, "ECB+PKCS#7 vs OpenSSL, %zu bytes", n);
 
         size_t nb = n / 16 * 16;
         if (nb) {
