@@ -106,26 +106,24 @@ class RunSpec:
     cwd: str = "."
 
 
-def _energy_hooks(point: Point, setting: str, log: TextIO) -> tuple[list[str], str, Any, Any]:
-    """Energy wrapper prefix, kernel --energy flag, probe and module (if available)."""
+def _energy_hooks(point: Point, spec: RunSpec, binary: str | None, likwid_csv: str, log: TextIO) -> tuple[list[str], str, Any, Any]:
+    """Energy wrapper prefix, kernel --energy flag, probe and energy module.
+
+    The probe never stops a timing run: any problem leaves energy unmeasured."""
+    flag = "none" if spec.energy == "none" else "auto"
     try:
-        from . import energy  # provided by the energy part of the package
-    except ImportError:
-        return [], ("none" if setting == "none" else "auto"), None, None
-    probe = None
-    prefix: list[str] = []
-    flag = "none" if setting == "none" else "auto"
+        from . import energy
+    except ImportError:  # pragma: no cover - the energy module is part of the package
+        return [], flag, None, None
     try:
-        if hasattr(energy, "probe"):
-            probe = energy.probe(setting)
-        if hasattr(energy, "wrapper"):
-            prefix = list(energy.wrapper(point, probe) or [])
-        if hasattr(energy, "kernel_flag"):
-            flag = energy.kernel_flag(probe)
-    except Exception as exc:  # energy must never stop a timing run
+        cores = sorted(os.sched_getaffinity(0))[: max(1, point.ranks * point.threads)]
+        probe = energy.probe(cores, spec.energy, backend=point.backend, binary=binary)
+        prefix = list(energy.wrapper(point, probe, out=likwid_csv) or [])
+        print(probe.summary(), file=log)
+        return prefix, probe.kernel_energy, probe, energy
+    except Exception as exc:
         print(f"energy: probe failed ({exc}); continuing without energy", file=log)
-        prefix = []
-    return prefix, flag, probe, energy
+        return [], flag, None, None
 
 
 def failure_record(point: Point, spec: RunSpec, reason: str, launch_line: str | None = None) -> dict[str, Any]:
@@ -184,7 +182,9 @@ def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subproce
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
     json_tmp = f"{spec.out_path}.kernel.tmp"
     with open(spec.log_path, "w") as log:
-        prefix, eflag, probe, energy = _energy_hooks(point, spec.energy, log)
+        likwid_csv = f"{spec.out_path}.likwid.csv"
+        binary = os.path.join(spec.kernel_dir, f"aes-{point.backend}") if spec.runtime == "none" else None
+        prefix, eflag, probe, energy = _energy_hooks(point, spec, binary, likwid_csv, log)
         plat = cs_launch.Platform(
             where="slurm" if os.environ.get("SLURM_JOB_ID") else "local",
             mpi_launcher=spec.mpi_launcher,
@@ -246,11 +246,14 @@ def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subproce
                 for k, v in extra.items():
                     if rec.get(k) is None:
                         rec[k] = v
-            if energy is not None and hasattr(energy, "annotate"):
+            if energy is not None and probe is not None:
                 try:
-                    energy.annotate(records, probe, point)
+                    if probe.uses_likwid:
+                        text = Path(likwid_csv).read_text() if os.path.exists(likwid_csv) else ""
+                        records = energy.merge_likwid(records, energy.parse_likwid_csv(text) if text else None)
+                    records = energy.annotate(records, probe)
                 except Exception as exc:  # energy must never stop a timing run
-                    print(f"energy: annotate failed ({exc})", file=log)
+                    print(f"energy: could not add energy ({exc})", file=log)
         else:
             print(f"FAILED: {reason}", file=log)
             rec = failure_record(point, spec, reason, ln.text)
@@ -349,8 +352,10 @@ def build_image(script: str, recipe: str, image: str, digest: str, runtime: str,
     env["CIPHERSWEEP_RUNTIME"] = runtime
     env["CIPHERSWEEP_APPTAINER_BUILD_ARGS"] = build_args
     _run_logged([script, recipe, image], log, env)
+    if os.path.exists(digest) and Path(digest).read_text().strip():
+        return  # the build script wrote it ("<hex>  <file>", as sha256sum prints it)
     h = hashlib.sha256()
     with open(image, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
-    Path(digest).write_text(f"sha256:{h.hexdigest()}  {os.path.basename(image)}\n")
+    Path(digest).write_text(f"{h.hexdigest()}  {os.path.basename(image)}\n")

@@ -26,7 +26,9 @@ if workflow.overwrite_configfiles:
 try:
     CFG = cs_config.validate(config, root=PROJECT, workdir=Path.cwd())
 except cs_config.ConfigError as exc:
-    raise WorkflowError(cs_config.format_error(exc)) from None
+    # one line naming the key and what is allowed; no traceback, no job started
+    print(cs_config.format_error(exc), file=sys.stderr)
+    sys.exit(1)
 
 CAMPAIGN = CFG["campaign"]
 RES = f"results/{CAMPAIGN}"
