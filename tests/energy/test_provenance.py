@@ -171,3 +171,14 @@ def test_provenance_rows_many_values(n: int) -> None:
     hosts = dict(provenance.provenance_rows(recs, max_values=6))["Hosts"]
     assert hosts.count("node") == min(n, 6)
     assert ("+2 more" in hosts) == (n == 8)
+
+
+def test_energy_sources_row() -> None:
+    rows = dict(
+        provenance.provenance_rows([{"joules": None}, {"joules": float("nan")}])
+    )
+    assert rows["Energy sources"] == "none (see the energy table's notes)"
+    rows = dict(
+        provenance.provenance_rows([{"joules": 1.0, "energy_source": "likwid"}])
+    )
+    assert rows["Energy sources"] == "likwid"

@@ -197,8 +197,7 @@ def probe(
             lk = SourceCheck(
                 "likwid",
                 False,
-                "likwid: not used for MPI points (per-rank socket counters cannot be "
-                "summed; the kernel's node-leader RAPL reader is used)",
+                "likwid: not used for MPI points (per-rank readings of shared sockets cannot be summed)",
             )
         else:
             lk = check_likwid(cores_t[:1] or (0,), timeout=likwid_timeout)

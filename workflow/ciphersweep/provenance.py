@@ -398,7 +398,8 @@ def provenance_rows(
         for f in rfields:
             vals += [v for v in _distinct(r.get(f) for r in ok) if v not in vals]
         if label == "Energy sources" and any(_missing(r.get("joules")) for r in ok):
-            vals.append("none for some points (see the energy table's notes)")
+            some = "none for some points" if vals else "none"
+            vals.append(f"{some} (see the energy table's notes)")
         if not vals and fkeys:
             parts = _distinct(facts.get(k) for k in fkeys)
             if parts:
