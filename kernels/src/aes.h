@@ -68,8 +68,10 @@ extern const cs_aes_impl cs_aes_impl_vaes;
 const cs_aes_impl *const *cs_aes_impls(void);
 /* Look an impl up by name; "auto" = the best the CPU has (vaes > aesni > ttable).
  * Returns NULL when the name is unknown; *missing = 1 when it is known but the CPU
- * lacks what it needs. */
+ * lacks what it needs, 2 when it is switched off by the environment variable
+ * CIPHERSWEEP_DISABLE_IMPLS (comma-separated impl names; emulates a lesser CPU). */
 const cs_aes_impl *cs_aes_impl_find(const char *name, int *missing);
+int cs_aes_impl_disabled(const char *name);
 
 /* Modes (aes_modes.c). */
 /* counter + blocks, 128-bit big-endian with carry across all 16 bytes (mod 2^128). */

@@ -1,4 +1,5 @@
 /* aes_impl.c - the dispatch table: impl name -> functions, with run-time CPU checks. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "aes.h"
@@ -9,22 +10,36 @@ static const cs_aes_impl *const table[] = {
 
 const cs_aes_impl *const *cs_aes_impls(void) { return table; }
 
+int cs_aes_impl_disabled(const char *name)
+{
+    const char *d = getenv("CIPHERSWEEP_DISABLE_IMPLS");
+    const size_t n = strlen(name);
+    while (d && *d) {
+        const size_t len = strcspn(d, ", ");
+        if (len == n && strncmp(d, name, n) == 0)
+            return 1;
+        d += len;
+        d += strspn(d, ", ");
+    }
+    return 0;
+}
+
 const cs_aes_impl *cs_aes_impl_find(const char *name, int *missing)
 {
     *missing = 0;
     if (strcmp(name, "auto") == 0) {
         /* best first: vaes > aesni > ttable (ref is never chosen automatically) */
         for (int i = 3; i >= 1; i--)
-            if (table[i]->available())
+            if (table[i]->available() && !cs_aes_impl_disabled(table[i]->name))
                 return table[i];
         return &cs_aes_impl_ttable;
     }
     for (int i = 0; table[i]; i++) {
         if (strcmp(table[i]->name, name) == 0) {
-            if (!table[i]->available()) {
+            if (!table[i]->available())
                 *missing = 1;
-                return table[i];
-            }
+            else if (cs_aes_impl_disabled(name))
+                *missing = 2;
             return table[i];
         }
     }

@@ -465,6 +465,11 @@ int cs_runner_main(int argc, char **argv, const cs_backend *be, void *ctx)
             status = CS_EXIT_USAGE;
             goto out;
         }
+        if (missing == 2) {
+            cs_error(r, "--impl %s: switched off by CIPHERSWEEP_DISABLE_IMPLS", r->aes->name);
+            status = CS_EXIT_USAGE;
+            goto out;
+        }
         if (missing) {
             cs_error(r, "--impl %s: this CPU lacks %s", r->aes->name, r->aes->needs);
             status = CS_EXIT_USAGE;

@@ -195,6 +195,15 @@ class Checker:
             self.expect(err.count("\n") == 1 and err.startswith(prog + ": "),
                         f"{what}: one line on stderr", repr(err))
             self.expect(r.stdout == b"", f"{what}: nothing on stdout")
+        # an impl the CPU lacks (emulated with CIPHERSWEEP_DISABLE_IMPLS) is a usage error,
+        # and auto falls back to the next best
+        env = dict(self.env, CIPHERSWEEP_DISABLE_IMPLS="vaes,aesni")
+        r = subprocess.run([seq, "--impl", "vaes"], capture_output=True, env=env)
+        self.expect(r.returncode == 2 and r.stderr.decode().count("\n") == 1, "--impl vaes when unavailable: "
+                    "exit 2, one line", r.stderr.decode())
+        r = subprocess.run([seq, "--size", "1KiB", "--reps", "1"], capture_output=True, env=env)
+        self.expect(r.returncode == 0 and json.loads(r.stdout.decode())["impl"] == "ttable",
+                    "auto without vaes/aesni picks ttable", r.stderr.decode())
         r = self.run([seq, "--size", "12XB"])
         self.expect(r.stderr.decode().strip() == "aes-seq: --size: '12XB' is not a size (allowed: N, "
                     "NKB, NMB, NGB, NKiB, NMiB, NGiB; N >= 1)", "exact --size message", r.stderr.decode())
