@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Stops the private cluster started by tests/cluster/up.sh STATE_DIR: cancels its jobs,
+# stops the daemons by PID (reverse start order, TERM then KILL), checks that no process
+# is left holding a file in STATE_DIR, and restores /etc/slurm. Safe to run twice.
+#   tests/cluster/down.sh STATE_DIR [--purge]     (--purge also removes STATE_DIR)
+set -uo pipefail
+
+die() { echo "cluster/down: $*" >&2; exit 1; }
+[ $# -ge 1 ] || die "usage: $0 STATE_DIR [--purge]"
+[ -d "$1" ] || { echo "cluster/down: $1: no such state dir (nothing to stop)"; exit 0; }
+state=$(cd "$1" && pwd)
+purge=${2:-}
+marker="# ciphersweep test cluster: $state"
+rc=0
+
+alive() { kill -0 "$1" 2>/dev/null; }
+
+stop_pid() { # name pid
+  local name=$1 pid=$2 i
+  alive "$pid" || return 0
+  kill -TERM "$pid" 2>/dev/null
+  for ((i = 0; i < 150; i++)); do alive "$pid" || return 0; sleep 0.1; done
+  echo "cluster/down: $name ($pid) ignored TERM for 15 s; sending KILL" >&2
+  kill -KILL "$pid" 2>/dev/null
+  for ((i = 0; i < 50; i++)); do alive "$pid" || return 0; sleep 0.1; done
+  echo "cluster/down: $name ($pid) still alive" >&2
+  rc=1
+}
+
+# 1. Cancel the cluster's jobs while the controller still runs, and give them time to end.
+if [ -f "$state/run/slurmctld.pid" ] && alive "$(cat "$state/run/slurmctld.pid")"; then
+  export SLURM_CONF=/etc/slurm/slurm.conf
+  if grep -qF "$marker" /etc/slurm/slurm.conf 2>/dev/null; then
+    jobs=$(timeout 10 squeue -h -o %i 2>/dev/null)
+    [ -n "$jobs" ] && timeout 20 scancel $jobs >/dev/null 2>&1
+    for ((i = 0; i < 100; i++)); do
+      [ -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
+fi
+
+# 2. Daemons, newest first (slurmd, slurmctld, slurmdbd, mariadbd, munged).
+if [ -f "$state/pids" ]; then
+  tac "$state/pids" | while read -r name pid; do stop_pid "$name" "$pid"; done
+fi
+# Daemons whose PID file exists but that were not recorded (up.sh failed half-way).
+for p in "$state"/run/*.pid; do
+  [ -f "$p" ] || continue
+  pid=$(cat "$p" 2>/dev/null) || continue
+  [ -n "$pid" ] && stop_pid "$(basename "$p" .pid)" "$pid"
+done
+
+# 3. Anything still holding a file in the state dir (job step daemons, job processes) is ours.
+leftovers() {
+  local d pid
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    [ "$pid" = $$ ] && continue
+    if ls -l "$d/fd" "$d/cwd" 2>/dev/null | grep -qF " -> $state/"; then echo "$pid"; fi
+  done
+}
+for sig in TERM KILL; do
+  pids=$(leftovers)
+  [ -z "$pids" ] && break
+  echo "cluster/down: stopping leftover processes ($sig): $(echo $pids)" >&2
+  kill -"$sig" $pids 2>/dev/null
+  sleep 1
+done
+pids=$(leftovers)
+if [ -n "$pids" ]; then
+  echo "cluster/down: processes still hold files in $state: $pids" >&2
+  rc=1
+fi
+
+# 4. Restore /etc/slurm.
+if [ -f "$state/etc-installed" ]; then
+  while read -r f; do
+    if [ -e "$state/etc-backup/$f" ]; then
+      cp -a "$state/etc-backup/$f" "/etc/slurm/$f"
+    elif grep -qF "$marker" "/etc/slurm/$f" 2>/dev/null; then
+      rm -f "/etc/slurm/$f"
+    fi
+  done < <(sort -u "$state/etc-installed")
+  rm -f "$state/etc-installed"
+fi
+
+if [ "$purge" = --purge ] && [ $rc -eq 0 ]; then
+  rm -rf "$state"
+fi
+[ $rc -eq 0 ] && echo "cluster down: $state"
+exit $rc
