@@ -72,9 +72,15 @@ def _describe(err: jsonschema.ValidationError) -> ConfigError:
     if v == "additionalProperties":
         allowed = sorted(_schema_at(path).get("properties", {}))
         extra = sorted(set(inst) - set(allowed)) if isinstance(inst, dict) else []
-        return _fail(path, f"unknown key {', '.join(map(repr, extra))} (allowed: {', '.join(allowed)})")
+        return _fail(
+            path,
+            f"unknown key {', '.join(map(repr, extra))} (allowed: {', '.join(allowed)})",
+        )
     if v == "enum":
-        return _fail(path, f"{inst!r} is not allowed (allowed: {', '.join(map(str, err.validator_value))})")
+        return _fail(
+            path,
+            f"{inst!r} is not allowed (allowed: {', '.join(map(str, err.validator_value))})",
+        )
     if v == "type":
         want = err.validator_value
         want = " or ".join(want) if isinstance(want, list) else want
@@ -84,13 +90,17 @@ def _describe(err: jsonschema.ValidationError) -> ConfigError:
     if v == "maximum":
         return _fail(path, f"{inst!r} is too large (allowed: <= {err.validator_value})")
     if v == "pattern":
-        return _fail(path, f"{inst!r} is not allowed (must match {err.validator_value})")
+        return _fail(
+            path, f"{inst!r} is not allowed (must match {err.validator_value})"
+        )
     if v == "required":
         return _fail(path, err.message)
     if v in ("minItems", "minProperties"):
         return _fail(path, "must not be empty")
     if v == "const":
-        return _fail(path, f"{inst!r} is not allowed (allowed: {err.validator_value!r})")
+        return _fail(
+            path, f"{inst!r} is not allowed (allowed: {err.validator_value!r})"
+        )
     return _fail(path, err.message)
 
 
@@ -124,7 +134,9 @@ def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
             )
 
 
-def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = ".") -> dict[str, Any]:
+def validate(
+    raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = "."
+) -> dict[str, Any]:
     """Validate a campaign config and return a normalised copy (defaults filled in).
 
     ``root`` is the project directory (recipes are looked up there), ``workdir`` the
@@ -132,7 +144,10 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
     """
     cfg = copy.deepcopy(dict(raw))
     validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(cfg), key=lambda e: (len(list(e.absolute_path)), str(e.message)))
+    errors = sorted(
+        validator.iter_errors(cfg),
+        key=lambda e: (len(list(e.absolute_path)), str(e.message)),
+    )
     if errors:
         # report the deepest problem of the first failing branch: it names the exact key
         best = jsonschema.exceptions.best_match(errors)
@@ -142,7 +157,9 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
     backends = cfg["backends"]
     for name in BACKENDS:
         if name in backends and backends[name] is not None:
-            _fill_defaults(backends[name], schema()["properties"]["backends"]["properties"][name])
+            _fill_defaults(
+                backends[name], schema()["properties"]["backends"]["properties"][name]
+            )
     enabled = [b for b in BACKENDS if backends.get(b) is not None]
     if not enabled:
         raise _fail("backends", f"no backend enabled (allowed: {', '.join(BACKENDS)})")
@@ -153,7 +170,7 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
     for i, s in enumerate(cfg["sizes"]):
         try:
             n = parse_size(s)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise _fail(["sizes", i], str(exc)) from None
         if n in seen:
             raise _fail(["sizes", i], f"{s!r} repeats {seen[n]!r} ({n} bytes)")
@@ -162,17 +179,28 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
     names: set[str] = {size_label(s) for s in cfg["sizes"]}
     for i, item in enumerate(cfg["inputs"]):
         if item["name"] in names:
-            raise _fail(["inputs", i, "name"], f"{item['name']!r} is used twice (names must be unique)")
+            raise _fail(
+                ["inputs", i, "name"],
+                f"{item['name']!r} is used twice (names must be unique)",
+            )
         names.add(item["name"])
         p = Path(item["path"])
         if not p.is_absolute():
             p = Path(workdir) / p
         if not p.is_file():
-            raise _fail(["inputs", i, "path"], f"{item['path']!r}: no such file (allowed: an existing, readable file)")
+            raise _fail(
+                ["inputs", i, "path"],
+                f"{item['path']!r}: no such file (allowed: an existing, readable file)",
+            )
         if p.stat().st_size < 1:
-            raise _fail(["inputs", i, "path"], f"{item['path']!r} is empty (allowed: a file of at least 1 byte)")
+            raise _fail(
+                ["inputs", i, "path"],
+                f"{item['path']!r} is empty (allowed: a file of at least 1 byte)",
+            )
     if not cfg["sizes"] and not cfg["inputs"]:
-        raise _fail("sizes", "no sizes and no inputs (allowed: at least one size or input file)")
+        raise _fail(
+            "sizes", "no sizes and no inputs (allowed: at least one size or input file)"
+        )
 
     # backends
     for name in ("seq", "omp", "mpi"):
@@ -181,7 +209,10 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
             continue
         for i, impl in enumerate(b["impls"]):
             if impl not in CPU_IMPLS:
-                raise _fail(["backends", name, "impls", i], f"{impl!r} is not allowed (allowed: {', '.join(CPU_IMPLS)})")
+                raise _fail(
+                    ["backends", name, "impls", i],
+                    f"{impl!r} is not allowed (allowed: {', '.join(CPU_IMPLS)})",
+                )
     if backends.get("omp") is not None:
         for i, t in enumerate(backends["omp"]["threads"]):
             if not 1 <= t <= cluster["cores_per_node"]:
@@ -199,15 +230,24 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
     if backends.get("openssl") is not None:
         for i, c in enumerate(backends["openssl"]["ciphers"]):
             if not _CIPHER_RE.match(c):
-                raise _fail(["backends", "openssl", "ciphers", i], f"{c!r} is not an EVP cipher name (e.g. aes-128-ctr)")
+                raise _fail(
+                    ["backends", "openssl", "ciphers", i],
+                    f"{c!r} is not an EVP cipher name (e.g. aes-128-ctr)",
+                )
     if backends.get("cuda") is not None:
         cu = backends["cuda"]
         for i, impl in enumerate(cu["impls"]):
             if impl not in CUDA_IMPLS:
-                raise _fail(["backends", "cuda", "impls", i], f"{impl!r} is not allowed (allowed: {', '.join(CUDA_IMPLS)})")
+                raise _fail(
+                    ["backends", "cuda", "impls", i],
+                    f"{impl!r} is not allowed (allowed: {', '.join(CUDA_IMPLS)})",
+                )
         for i, bt in enumerate(cu["block_threads"]):
             if bt < 32 or bt > 1024 or bt % 32:
-                raise _fail(["backends", "cuda", "block_threads", i], f"{bt} is not allowed (allowed: multiples of 32 in 32..1024)")
+                raise _fail(
+                    ["backends", "cuda", "block_threads", i],
+                    f"{bt} is not allowed (allowed: multiples of 32 in 32..1024)",
+                )
         for i, g in enumerate(cu["gpus"]):
             if not 1 <= g <= max(cluster["gpus_per_node"], 0):
                 raise _fail(
@@ -219,9 +259,15 @@ def validate(raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = 
     if cont["runtime"] != "none":
         recipe = Path(root) / "containers" / f"{cont['recipe']}.def"
         if not recipe.is_file():
-            raise _fail("platform.container.recipe", f"{cont['recipe']!r}: containers/{cont['recipe']}.def does not exist")
+            raise _fail(
+                "platform.container.recipe",
+                f"{cont['recipe']!r}: containers/{cont['recipe']}.def does not exist",
+            )
         if backends.get("cuda") is not None and cont["recipe"] == "cpu":
-            raise _fail("platform.container.recipe", "'cpu' has no aes-cuda (allowed with a cuda backend: a CUDA recipe, e.g. cuda)")
+            raise _fail(
+                "platform.container.recipe",
+                "'cpu' has no aes-cuda (allowed with a cuda backend: a CUDA recipe, e.g. cuda)",
+            )
     return cfg
 
 

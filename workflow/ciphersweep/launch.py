@@ -34,7 +34,9 @@ class Platform:
     runtime: str = "none"  # none | apptainer | charliecloud
     image: str | None = None
     binds: list[str] = field(default_factory=list)
-    kernel_dir: str = "build/kernels"  # native build dir, or bin dir inside the image ("" = PATH)
+    kernel_dir: str = (
+        "build/kernels"  # native build dir, or bin dir inside the image ("" = PATH)
+    )
     cwd: str = "."
     cores: int = 1  # cores available to the job on this node
     is_root: bool = False
@@ -121,7 +123,14 @@ def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str,
         argv = ["ch-run"]
         for b in plat.binds:
             argv += ["-b", b]
-        argv += ["-b", f"{os.path.abspath(plat.cwd)}:{CH_WORKDIR}", "-c", CH_WORKDIR, plat.image, "--"]
+        argv += [
+            "-b",
+            f"{os.path.abspath(plat.cwd)}:{CH_WORKDIR}",
+            "-c",
+            CH_WORKDIR,
+            plat.image,
+            "--",
+        ]
         env = {} if os.environ.get("USER") else {"USER": _user()}
         return argv, env
     raise ValueError(f"unknown container runtime {plat.runtime!r}")
@@ -152,7 +161,13 @@ def build(
     """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
     host, oversub = host_launcher(point, plat)
     cont, env = container_prefix(point, plat)
-    argv = host + cont + list(energy_prefix or []) + [kernel_path(point, plat)] + list(args)
+    argv = (
+        host
+        + cont
+        + list(energy_prefix or [])
+        + [kernel_path(point, plat)]
+        + list(args)
+    )
     return Launch(argv=argv, oversubscribed=oversub, env=env)
 
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from .sweep import Point
-from .tables import Context, _t, baseline_of, plot_names, row_labels, speedup, throughput_mbps
+from .tables import (
+    Context,
+    _t,
+    baseline_of,
+    plot_names,
+    row_labels,
+    speedup,
+    throughput_mbps,
+)
 
 
 def _figure() -> Any:
@@ -63,7 +72,12 @@ def plot_speedup(ctx: Context, path: Path) -> None:
     for (backend, size), pts in groups.items():
         pts.sort()
         maxp = max(maxp, pts[-1][0])
-        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=f"{backend} {size}")
+        ax.plot(
+            [x for x, _ in pts],
+            [y for _, y in pts],
+            marker="o",
+            label=f"{backend} {size}",
+        )
     ax.plot([1, maxp], [1, maxp], "k--", label="ideal (S = P)")
     ax.set_xlabel("P (ranks x threads)")
     ax.set_ylabel("speedup Ts/Tp")
@@ -80,7 +94,9 @@ def plot_throughput(ctx: Context, path: Path) -> None:
     cols = ctx.columns
     width = 0.8 / max(1, len(series))
     for i, (label, pts) in enumerate(series.items()):
-        vals = {p.input_name: throughput_mbps(p.size_bytes, _t(r)) or 0.0 for p, r in pts}
+        vals = {
+            p.input_name: throughput_mbps(p.size_bytes, _t(r)) or 0.0 for p, r in pts
+        }
         xs = [j + i * width for j in range(len(cols))]
         ax.bar(xs, [vals.get(c, 0.0) for c in cols], width=width, label=label)
     ax.set_xticks([j + 0.4 - width / 2 for j in range(len(cols))])
@@ -96,10 +112,20 @@ def plot_throughput(ctx: Context, path: Path) -> None:
     fig.savefig(path)
 
 
-PLOTTERS = {"time_vs_size": plot_time, "speedup_vs_p": plot_speedup, "throughput": plot_throughput}
+PLOTTERS = {
+    "time_vs_size": plot_time,
+    "speedup_vs_p": plot_speedup,
+    "throughput": plot_throughput,
+}
 
 
-def write_plots(cfg: dict[str, Any], points: Sequence[Point], summary_csv: str, outdir: str, log: str | None = None) -> list[Path]:
+def write_plots(
+    cfg: dict[str, Any],
+    points: Sequence[Point],
+    summary_csv: str,
+    outdir: str,
+    log: str | None = None,
+) -> list[Path]:
     import pandas as pd
 
     ctx = Context(cfg, points, pd.read_csv(summary_csv))

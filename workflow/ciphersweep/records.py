@@ -9,8 +9,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .sweep import Point
 
@@ -96,7 +97,9 @@ def point_row(p: Point) -> dict[str, Any]:
     }
 
 
-def collect(files: Iterable[str | Path], points: Sequence[Point]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def collect(
+    files: Iterable[str | Path], points: Sequence[Point]
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(measurements, failures, summary) data frames from the raw files of ``points``."""
     import pandas as pd
 
@@ -116,7 +119,13 @@ def collect(files: Iterable[str | Path], points: Sequence[Point]) -> tuple[pd.Da
         s: dict[str, Any] = dict(base)
         if failed or not ok:
             reason = failed[0].get("reason") if failed else "no records"
-            fails.append({**base, "reason": reason, "launch_line": (failed[0] if failed else {}).get("launch_line")})
+            fails.append(
+                {
+                    **base,
+                    "reason": reason,
+                    "launch_line": (failed[0] if failed else {}).get("launch_line"),
+                }
+            )
             s.update({"status": "failed", "reason": reason, "n": 0})
             summ.append(s)
             continue
@@ -148,17 +157,39 @@ def collect(files: Iterable[str | Path], points: Sequence[Point]) -> tuple[pd.Da
         summ.append(s)
     meas = pd.DataFrame(rows)
     if not meas.empty:
-        lead = [c for c in ("campaign", "point", "backend", "impl", "mode", "op", "size_label", "bytes", "ranks", "threads", "gpu", "rep") if c in meas]
+        lead = [
+            c
+            for c in (
+                "campaign",
+                "point",
+                "backend",
+                "impl",
+                "mode",
+                "op",
+                "size_label",
+                "bytes",
+                "ranks",
+                "threads",
+                "gpu",
+                "rep",
+            )
+            if c in meas
+        ]
         meas = meas[lead + sorted(c for c in meas.columns if c not in lead)]
     failures = pd.DataFrame(fails, columns=list(POINT_COLS) + ["reason", "launch_line"])
     summary = pd.DataFrame(summ)
     if not summary.empty:
         lead = list(POINT_COLS) + ["status", "reason", "n", "impl"]
-        summary = summary[[c for c in lead if c in summary] + [c for c in summary.columns if c not in lead]]
+        summary = summary[
+            [c for c in lead if c in summary]
+            + [c for c in summary.columns if c not in lead]
+        ]
     return meas, failures, summary
 
 
-def gather_files(files: Sequence[str], points: Sequence[Point], output: Any, log: str | None = None) -> None:
+def gather_files(
+    files: Sequence[str], points: Sequence[Point], output: Any, log: str | None = None
+) -> None:
     """The ``gather`` rule: write measurements (csv, parquet), failures and summary."""
     meas, failures, summary = collect(files, points)
     Path(output.csv).parent.mkdir(parents=True, exist_ok=True)
@@ -168,7 +199,10 @@ def gather_files(files: Sequence[str], points: Sequence[Point], output: Any, log
     summary.to_csv(output.summary, index=False)
     if log:
         with open(log, "w") as fh:
-            print(f"{len(meas)} measurements, {len(summary)} points, {len(failures)} failed", file=fh)
+            print(
+                f"{len(meas)} measurements, {len(summary)} points, {len(failures)} failed",
+                file=fh,
+            )
             for _, f in failures.iterrows():
                 print(f"failed: {f['point']}: {f['reason']}", file=fh)
 

@@ -14,17 +14,20 @@ import os
 import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 import yaml
 
 from . import launch as cs_launch
 from .sweep import Point
 
-RECORD_SCHEMA = Path(__file__).resolve().parent.parent / "schemas" / "record.schema.yaml"
+RECORD_SCHEMA = (
+    Path(__file__).resolve().parent.parent / "schemas" / "record.schema.yaml"
+)
 
 
 @lru_cache(maxsize=1)
@@ -48,6 +51,7 @@ def git_rev(project: str | Path) -> str | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(project), "rev-parse", "HEAD"],
+            check=False,
             capture_output=True,
             text=True,
             timeout=10,
@@ -68,7 +72,7 @@ def image_digest(digest_file: str | None) -> str | None:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _slurm_nodelist(env: dict[str, str]) -> str | None:
@@ -79,7 +83,13 @@ def _slurm_nodelist(env: dict[str, str]) -> str | None:
     if not job:
         return None
     try:
-        out = subprocess.run(["squeue", "-h", "-j", job, "-o", "%N"], capture_output=True, text=True, timeout=15)
+        out = subprocess.run(
+            ["squeue", "-h", "-j", job, "-o", "%N"],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=15,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None
@@ -106,7 +116,20 @@ class RunSpec:
     cwd: str = "."
 
 
-def _energy_hooks(point: Point, spec: RunSpec, binary: str | None, likwid_csv: str, log: TextIO) -> tuple[list[str], str, Any, Any]:
+@lru_cache(maxsize=64)
+def _cached_probe(
+    cores: tuple[int, ...], mode: str, backend: str, binary: str | None
+) -> Any:
+    """One probe per machine shape within one workflow process (local runs execute all
+    bench jobs in one process; under Slurm every job is a process and probes once)."""
+    from . import energy
+
+    return energy.probe(cores, mode, backend=backend, binary=binary)
+
+
+def _energy_hooks(
+    point: Point, spec: RunSpec, binary: str | None, likwid_csv: str, log: TextIO
+) -> tuple[list[str], str, Any, Any]:
     """Energy wrapper prefix, kernel --energy flag, probe and energy module.
 
     The probe never stops a timing run: any problem leaves energy unmeasured."""
@@ -117,16 +140,18 @@ def _energy_hooks(point: Point, spec: RunSpec, binary: str | None, likwid_csv: s
         return [], flag, None, None
     try:
         cores = sorted(os.sched_getaffinity(0))[: max(1, point.ranks * point.threads)]
-        probe = energy.probe(cores, spec.energy, backend=point.backend, binary=binary)
+        probe = _cached_probe(tuple(cores), spec.energy, point.backend, binary)
         prefix = list(energy.wrapper(point, probe, out=likwid_csv) or [])
         print(probe.summary(), file=log)
         return prefix, probe.kernel_energy, probe, energy
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - energy must never stop a timing run
         print(f"energy: probe failed ({exc}); continuing without energy", file=log)
         return [], flag, None, None
 
 
-def failure_record(point: Point, spec: RunSpec, reason: str, launch_line: str | None = None) -> dict[str, Any]:
+def failure_record(
+    point: Point, spec: RunSpec, reason: str, launch_line: str | None = None
+) -> dict[str, Any]:
     return {
         "schema": 1,
         "status": "failed",
@@ -153,7 +178,9 @@ def failure_record(point: Point, spec: RunSpec, reason: str, launch_line: str | 
     }
 
 
-def _orchestrator_fields(point: Point, spec: RunSpec, launch_line: str, oversub: bool) -> dict[str, Any]:
+def _orchestrator_fields(
+    point: Point, spec: RunSpec, launch_line: str, oversub: bool
+) -> dict[str, Any]:
     env = dict(os.environ)
     return {
         "campaign": spec.campaign,
@@ -176,15 +203,23 @@ def _tail(text: str, n: int = 1) -> str:
     return " | ".join(lines[-n:])[:500] if lines else ""
 
 
-def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subprocess.run) -> dict[str, Any]:
+def run_point(
+    point: Point, spec: RunSpec, runner: Callable[..., Any] = subprocess.run
+) -> dict[str, Any]:
     """Run one point and write ``spec.out_path``; return a small summary dict."""
     Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
     json_tmp = f"{spec.out_path}.kernel.tmp"
     with open(spec.log_path, "w") as log:
         likwid_csv = f"{spec.out_path}.likwid.csv"
-        binary = os.path.join(spec.kernel_dir, f"aes-{point.backend}") if spec.runtime == "none" else None
-        prefix, eflag, probe, energy = _energy_hooks(point, spec, binary, likwid_csv, log)
+        binary = (
+            os.path.join(spec.kernel_dir, f"aes-{point.backend}")
+            if spec.runtime == "none"
+            else None
+        )
+        prefix, eflag, probe, energy = _energy_hooks(
+            point, spec, binary, likwid_csv, log
+        )
         plat = cs_launch.Platform(
             where="slurm" if os.environ.get("SLURM_JOB_ID") else "local",
             mpi_launcher=spec.mpi_launcher,
@@ -197,7 +232,9 @@ def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subproce
             cores=cs_launch.available_cores(),
             is_root=os.geteuid() == 0,
         )
-        args = cs_launch.kernel_args(point, input_path=spec.input_path, json_path=json_tmp, energy=eflag)
+        args = cs_launch.kernel_args(
+            point, input_path=spec.input_path, json_path=json_tmp, energy=eflag
+        )
         ln = cs_launch.build(point, plat, args, energy_prefix=prefix)
         print(f"point: {point.id}", file=log)
         print(f"launch: {ln.text}", file=log, flush=True)
@@ -208,10 +245,23 @@ def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subproce
         t0 = time.monotonic()
         reason: str | None = None
         try:
-            proc = runner(ln.argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=spec.timeout_s)
+            proc = runner(
+                ln.argv,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=spec.timeout_s,
+            )
             rc, out, err = proc.returncode, proc.stdout or "", proc.stderr or ""
         except subprocess.TimeoutExpired as exc:
-            rc, out, err = None, "", (exc.stderr or b"").decode() if isinstance(exc.stderr, bytes) else (exc.stderr or "")
+            rc, out, err = (
+                None,
+                "",
+                (exc.stderr or b"").decode()
+                if isinstance(exc.stderr, bytes)
+                else (exc.stderr or ""),
+            )
             reason = f"timeout after {spec.timeout_s} s"
         except OSError as exc:
             rc, out, err = None, "", str(exc)
@@ -249,10 +299,16 @@ def run_point(point: Point, spec: RunSpec, runner: Callable[..., Any] = subproce
             if energy is not None and probe is not None:
                 try:
                     if probe.uses_likwid:
-                        text = Path(likwid_csv).read_text() if os.path.exists(likwid_csv) else ""
-                        records = energy.merge_likwid(records, energy.parse_likwid_csv(text) if text else None)
+                        text = (
+                            Path(likwid_csv).read_text()
+                            if os.path.exists(likwid_csv)
+                            else ""
+                        )
+                        records = energy.merge_likwid(
+                            records, energy.parse_likwid_csv(text) if text else None
+                        )
                     records = energy.annotate(records, probe)
-                except Exception as exc:  # energy must never stop a timing run
+                except Exception as exc:  # noqa: BLE001 - energy never stops a timing run
                     print(f"energy: could not add energy ({exc})", file=log)
         else:
             print(f"FAILED: {reason}", file=log)
@@ -315,7 +371,9 @@ def _run_logged(argv: list[str], log: str, env: dict[str, str] | None = None) ->
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a") as fh:
         print(f"$ {' '.join(argv)}", file=fh, flush=True)
-        rc = subprocess.run(argv, stdout=fh, stderr=subprocess.STDOUT, env=env).returncode
+        rc = subprocess.run(
+            argv, stdout=fh, stderr=subprocess.STDOUT, env=env, check=False
+        ).returncode
     if rc != 0:
         tail = _tail(Path(log).read_text(errors="replace"), 5)
         raise RuntimeError(f"{argv[0]} failed (exit {rc}); see {log}: {tail}")
@@ -342,7 +400,15 @@ def build_kernels(script: str, build_dir: str, cmake_args: str, log: str) -> Non
     _run_logged([script, build_dir], log, env)
 
 
-def build_image(script: str, recipe: str, image: str, digest: str, runtime: str, build_args: str, log: str) -> None:
+def build_image(
+    script: str,
+    recipe: str,
+    image: str,
+    digest: str,
+    runtime: str,
+    build_args: str,
+    log: str,
+) -> None:
     """The ``build_image`` rule: containers/build-image.sh RECIPE OUT_IMAGE, then its digest."""
     import hashlib
 

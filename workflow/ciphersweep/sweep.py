@@ -18,7 +18,14 @@ from .units import parse_size, size_label
 _OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
 
 # Conservative single-core throughput (bytes/s) used only to estimate job runtimes.
-_RATE = {"ref": 4e6, "ttable": 30e6, "auto": 30e6, "aesni": 300e6, "vaes": 600e6, "evp": 200e6}
+_RATE = {
+    "ref": 4e6,
+    "ttable": 30e6,
+    "auto": 30e6,
+    "aesni": 300e6,
+    "vaes": 600e6,
+    "evp": 200e6,
+}
 _CUDA_RATE = 50e6  # host<->device copies on a slow bus included
 
 
@@ -111,7 +118,13 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
 
     for op in cfg["ops"]:
         for label, nbytes, path in data:
-            d = {"op": op, "size_bytes": nbytes, "size_label": label, "input_name": label, "input_path": path}
+            d = {
+                "op": op,
+                "size_bytes": nbytes,
+                "size_label": label,
+                "input_name": label,
+                "input_path": path,
+            }
             for mode in cfg["modes"]:
                 cipher = f"aes-128-{mode}"
                 if be.get("seq") is not None:
@@ -120,11 +133,25 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                 if be.get("omp") is not None:
                     for impl in be["omp"]["impls"]:
                         for t in be["omp"]["threads"]:
-                            add(backend="omp", impl=impl, mode=mode, cipher=cipher, threads=t, **d)
+                            add(
+                                backend="omp",
+                                impl=impl,
+                                mode=mode,
+                                cipher=cipher,
+                                threads=t,
+                                **d,
+                            )
                 if be.get("mpi") is not None:
                     for impl in be["mpi"]["impls"]:
                         for r in be["mpi"]["ranks"]:
-                            add(backend="mpi", impl=impl, mode=mode, cipher=cipher, ranks=r, **d)
+                            add(
+                                backend="mpi",
+                                impl=impl,
+                                mode=mode,
+                                cipher=cipher,
+                                ranks=r,
+                                **d,
+                            )
                 if be.get("cuda") is not None:
                     for impl in be["cuda"]["impls"]:
                         for g in be["cuda"]["gpus"]:
@@ -140,7 +167,13 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                                 )
             if be.get("openssl") is not None:
                 for c in be["openssl"]["ciphers"]:
-                    add(backend="openssl", impl="evp", mode=_cipher_mode(c), cipher=c, **d)
+                    add(
+                        backend="openssl",
+                        impl="evp",
+                        mode=_cipher_mode(c),
+                        cipher=c,
+                        **d,
+                    )
     ids = [p.id for p in points]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
         raise ValueError("duplicate point ids")
@@ -160,7 +193,9 @@ def estimate_seconds(point: Point) -> float:
     return 2.0 + 0.25 * point.ranks + runs * point.size_bytes / rate
 
 
-def resources(point: Point, cluster: dict[str, Any], timeout_s: int | None = None) -> dict[str, Any]:
+def resources(
+    point: Point, cluster: dict[str, Any], timeout_s: int | None = None
+) -> dict[str, Any]:
     """Scheduler resources of one point (shared by the local and the Slurm profile)."""
     cpn = int(cluster["cores_per_node"])
     nodes = max(1, math.ceil(point.ranks * point.threads / cpn))
@@ -181,7 +216,9 @@ def resources(point: Point, cluster: dict[str, Any], timeout_s: int | None = Non
     }
 
 
-def kernel_timeout(point: Point, cluster: dict[str, Any], timeout_s: int | None = None) -> int:
+def kernel_timeout(
+    point: Point, cluster: dict[str, Any], timeout_s: int | None = None
+) -> int:
     """Seconds the kernel may run before the bench job kills it (inside the job's runtime)."""
     if timeout_s is not None:
         return int(timeout_s)

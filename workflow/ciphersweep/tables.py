@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import importlib
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .sweep import Point
 
@@ -59,7 +60,7 @@ def _nan(v: Any) -> bool:
 
 def impl_family(impl: str) -> str:
     """Implementation family, so that e.g. gpu-ttable compares with ttable."""
-    return impl[4:] if impl.startswith("gpu-") else impl
+    return impl.removeprefix("gpu-")
 
 
 # ------------------------------------------------------------------ table model
@@ -88,7 +89,11 @@ class Context:
     measurements: pd.DataFrame | None = None
 
     def __post_init__(self) -> None:
-        self.by_point = {r["point"]: r for r in self.summary.to_dict("records")} if len(self.summary) else {}
+        self.by_point = (
+            {r["point"]: r for r in self.summary.to_dict("records")}
+            if len(self.summary)
+            else {}
+        )
         self.columns = _columns(self.points)
         self.row_of = row_labels(self.points)
 
@@ -136,7 +141,9 @@ class Context:
 class Builder:
     name: str
     build: Callable[[Context], Table]
-    applies: Callable[[dict[str, Any], Sequence[Point]], bool] = lambda cfg, points: True
+    applies: Callable[[dict[str, Any], Sequence[Point]], bool] = lambda cfg, points: (
+        True
+    )
 
 
 BUILDERS: list[Builder] = []
@@ -179,7 +186,21 @@ def _columns(points: Sequence[Point]) -> list[str]:
 
 
 def _row_key(p: Point) -> tuple[Any, ...]:
-    return (p.backend, p.impl, p.mode, p.op, p.cipher, p.ranks, p.threads, p.gpus, p.block_threads)
+    return (
+        p.backend,
+        p.impl,
+        p.mode,
+        p.op,
+        p.cipher,
+        p.ranks,
+        p.threads,
+        p.gpus,
+        p.block_threads,
+    )
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def row_labels(points: Sequence[Point]) -> dict[str, str]:
@@ -197,11 +218,13 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
         if p.backend == "seq":
             base = "seq"
         elif p.backend == "omp":
-            base = f"omp ({p.threads} threads)"
+            base = f"omp ({_n(p.threads, 'thread')})"
         elif p.backend == "mpi":
-            base = f"mpi ({p.ranks} ranks)"
+            base = f"mpi ({_n(p.ranks, 'rank')})"
         elif p.backend == "cuda":
-            base = f"cuda ({p.block_threads} threads/block" + (f", {p.gpus} GPUs)" if multi_gpu else ")")
+            base = f"cuda ({p.block_threads} threads/block" + (
+                f", {p.gpus} GPUs)" if multi_gpu else ")"
+            )
         else:
             base = f"openssl {p.cipher}"
         extra = []
@@ -244,13 +267,20 @@ def _t(row: dict[str, Any]) -> float | None:
 
 
 def build_time(ctx: Context) -> Table:
-    return ctx.grid("time", "Execution time (s), median over repetitions", lambda p, r: _t(r))
+    return ctx.grid(
+        "time", "Execution time (s), median over repetitions", lambda p, r: _t(r)
+    )
 
 
-def _speedup_cell(ctx: Context, base: dict[str, str], p: Point, r: dict[str, Any]) -> Any:
+def _speedup_cell(
+    ctx: Context, base: dict[str, str], p: Point, r: dict[str, Any]
+) -> Any:
     b = base.get(p.id)
     if b is None:
-        return (NA, f"no {ctx.cfg.get('baseline', {}).get('backend', 'seq')} baseline with impl {p.impl}, mode {p.mode}")
+        return (
+            NA,
+            f"no {ctx.cfg.get('baseline', {}).get('backend', 'seq')} baseline with impl {p.impl}, mode {p.mode}",
+        )
     brow = ctx.by_point.get(b)
     if brow is None or brow.get("status") != "ok":
         return (NA, f"baseline {b} failed")
@@ -306,9 +336,21 @@ def build_cuda_copy(ctx: Context) -> Table:
     cuda = [p for p in ctx.points if p.backend == "cuda"]
     labels = row_labels(ctx.points)
     several = len({labels[p.id] for p in cuda}) > 1
-    parts = [("copy host-device", "t_h2d_median"), ("copy device-host", "t_d2h_median"), ("kernel", "t_compute_median"), ("total", "t_total_median")]
+    parts = [
+        ("copy host-device", "t_h2d_median"),
+        ("copy device-host", "t_d2h_median"),
+        ("kernel", "t_compute_median"),
+        ("total", "t_total_median"),
+    ]
     rows: list[str] = []
-    t = Table("cuda_copy", "CUDA host-device copies and kernel time (s), medians", rows, ctx.columns, {}, row_header="part")
+    t = Table(
+        "cuda_copy",
+        "CUDA host-device copies and kernel time (s), medians",
+        rows,
+        ctx.columns,
+        {},
+        row_header="part",
+    )
     for p in cuda:
         r = ctx.by_point.get(p.id)
         for label, col in parts:
@@ -333,12 +375,22 @@ def _has(backend: str) -> Callable[[dict[str, Any], Sequence[Point]], bool]:
 
 def _has_parallel(cfg: dict[str, Any], points: Sequence[Point]) -> bool:
     bb = cfg.get("baseline", {}).get("backend", "seq")
-    return any(p.backend == bb for p in points) and any(p.backend not in (bb, "openssl") for p in points)
+    return any(p.backend == bb for p in points) and any(
+        p.backend not in (bb, "openssl") for p in points
+    )
 
 
 register(Builder("time", build_time))
 register(Builder("speedup", build_speedup, _has_parallel))
-register(Builder("efficiency", build_efficiency, lambda c, p: _has_parallel(c, p) and any(x.backend in ("omp", "mpi") for x in p)))
+register(
+    Builder(
+        "efficiency",
+        build_efficiency,
+        lambda c, p: (
+            _has_parallel(c, p) and any(x.backend in ("omp", "mpi") for x in p)
+        ),
+    )
+)
 register(Builder("throughput", build_throughput))
 register(Builder("cuda_copy", build_cuda_copy, _has("cuda")))
 
@@ -374,7 +426,9 @@ def to_frame(t: Table) -> pd.DataFrame:
     import pandas as pd
 
     data = {c: [t.cells.get((r, c), "") for r in t.rows] for c in t.columns}
-    frame = pd.DataFrame(data, index=pd.Index(t.rows, name=t.row_header), columns=t.columns)
+    frame = pd.DataFrame(
+        data, index=pd.Index(t.rows, name=t.row_header), columns=t.columns
+    )
     return frame
 
 
@@ -401,14 +455,34 @@ def render_markdown(t: Table) -> str:
     from tabulate import tabulate
 
     body, notes = _with_notes(t)
-    text = f"### {t.title}\n\n" + tabulate(body, headers=[t.row_header] + t.columns, tablefmt="github", disable_numparse=True) + "\n"
+    text = (
+        f"### {t.title}\n\n"
+        + tabulate(
+            body,
+            headers=[t.row_header] + t.columns,
+            tablefmt="github",
+            disable_numparse=True,
+        )
+        + "\n"
+    )
     if notes:
         text += "\n" + "\n".join(f"[{i + 1}] {n}" for i, n in enumerate(notes)) + "\n"
     return text
 
 
 def _tex_escape(s: str) -> str:
-    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("$", r"\$"), ("#", r"\#"), ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("~", r"\textasciitilde{}"), ("^", r"\textasciicircum{}")):
+    for a, b in (
+        ("\\", r"\textbackslash{}"),
+        ("&", r"\&"),
+        ("%", r"\%"),
+        ("$", r"\$"),
+        ("#", r"\#"),
+        ("_", r"\_"),
+        ("{", r"\{"),
+        ("}", r"\}"),
+        ("~", r"\textasciitilde{}"),
+        ("^", r"\textasciicircum{}"),
+    ):
         s = s.replace(a, b)
     return s
 
@@ -427,7 +501,11 @@ def render_latex(t: Table) -> str:
         lines.append(" & ".join(_tex_escape(c) for c in row) + r" \\")
     lines += [r"\hline", r"\end{tabular}"]
     for i, n in enumerate(notes):
-        lines.append(f"\\\\[{i + 1}] {_tex_escape(n)}" if i else f"\n\\noindent [{i + 1}] {_tex_escape(n)}")
+        lines.append(
+            f"\\\\[{i + 1}] {_tex_escape(n)}"
+            if i
+            else f"\n\\noindent [{i + 1}] {_tex_escape(n)}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -448,7 +526,13 @@ def build_all(ctx: Context) -> list[Table]:
     return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)]
 
 
-def write_tables(cfg: dict[str, Any], points: Sequence[Point], inputs: Any, outdir: str, log: str | None = None) -> list[Table]:
+def write_tables(
+    cfg: dict[str, Any],
+    points: Sequence[Point],
+    inputs: Any,
+    outdir: str,
+    log: str | None = None,
+) -> list[Table]:
     """The ``tables`` rule: build every table from summary.csv and write it three ways."""
     import pandas as pd
 
@@ -458,7 +542,7 @@ def write_tables(cfg: dict[str, Any], points: Sequence[Point], inputs: Any, outd
     if mpath and Path(mpath).exists() and Path(mpath).stat().st_size > 0:
         try:
             meas = pd.read_parquet(mpath)
-        except Exception:  # an empty campaign writes an empty parquet
+        except Exception:  # noqa: BLE001 - an empty campaign writes an empty parquet
             meas = None
     ctx = Context(cfg, points, summary, meas)
     tables = build_all(ctx)

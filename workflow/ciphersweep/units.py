@@ -21,7 +21,7 @@ ALLOWED = "N, NB, NKB, NMB, NGB, NKiB, NMiB, NGiB (KB = 1000, KiB = 1024; N >= 1
 def parse_size(value: str | int) -> int:
     """Return the size in bytes; raise ValueError with the allowed forms otherwise."""
     if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a size (allowed: {ALLOWED})")
+        raise TypeError(f"{value!r} is not a size (allowed: {ALLOWED})")
     if isinstance(value, int):
         if value < 1:
             raise ValueError(f"{value!r} is not a size (allowed: {ALLOWED})")

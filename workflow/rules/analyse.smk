@@ -28,21 +28,6 @@ rule gather:
         cs_records.gather_files(list(input), POINT_LIST, output, log[0])
 
 
-# Tables with a report section of their own (the others: tables.rst, "Tables").
-REPORT_SECTIONS = {
-    "energy": ("../report/energy.rst", "Energy and CPU utilisation"),
-    "cpu_util": ("../report/energy.rst", "Energy and CPU utilisation"),
-    "provenance": ("../report/provenance.rst", "Provenance"),
-}
-
-
-def table_report(f):
-    """Report entry of a table's CSV file, in its section."""
-    name = os.path.basename(f).removesuffix(".csv")
-    caption, category = REPORT_SECTIONS.get(name, ("../report/tables.rst", "Tables"))
-    return report(f, caption=caption, category=category)
-
-
 rule tables:
     input:
         summary=f"{RES}/summary.csv",

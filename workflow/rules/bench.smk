@@ -10,11 +10,16 @@ rule bench:
         f"{RES}/raw/{{point}}.jsonl",
     log:
         f"{RES}/logs/bench/{{point}}.log",
-    params:
-        point=lambda wildcards: POINTS[wildcards.point].as_dict(),
     wildcard_constraints:
         point="[A-Za-z0-9][A-Za-z0-9_.+-]*",
-    threads: lambda wildcards: max(1, RESOURCES[wildcards.point]["tasks"] * RESOURCES[wildcards.point]["cpus_per_task"])
+    group:
+        lambda wildcards: GROUPS.get(wildcards.point)
+    threads:
+        lambda wildcards: max(
+            1,
+            RESOURCES[wildcards.point]["tasks"]
+            * RESOURCES[wildcards.point]["cpus_per_task"],
+        )
     resources:
         nodes=res("nodes"),
         tasks=res("tasks"),
@@ -24,8 +29,8 @@ rule bench:
         mem_mb=res("mem_mb"),
         bench=res("bench"),
         slurm_extra=res("slurm_extra"),
-    group:
-        lambda wildcards: GROUPS.get(wildcards.point)
+    params:
+        point=lambda wildcards: POINTS[wildcards.point].as_dict(),
     run:
         point = POINTS[wildcards.point]
         cs_runner.run_point(point, run_spec(point, input, output, log))

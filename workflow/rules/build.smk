@@ -3,26 +3,29 @@
 
 rule build_kernels:
     input:
-        kernel_sources(),
+        script=str(PROJECT / "scripts" / "build-kernels.sh"),
+        sources=kernel_sources(),
     output:
         [kernel_binary(b) for b in NATIVE_BACKENDS],
     log:
         f"{RES}/logs/build_kernels.log",
     params:
-        script=str(PROJECT / "scripts" / "build-kernels.sh"),
         cmake_args=" ".join(CFG["build"]["cmake_args"]),
-        build_dir=BUILD_DIR,
+        build_dir=lambda wildcards, output: os.path.dirname(output[0]),
     run:
-        cs_runner.build_kernels(params.script, params.build_dir, params.cmake_args, log[0])
+        cs_runner.build_kernels(
+            input.script, params.build_dir, params.cmake_args, log[0]
+        )
 
 
 rule build_image:
     input:
+        script=str(PROJECT / "containers" / "build-image.sh"),
         recipe=str(PROJECT / "containers" / f"{RECIPE}.def"),
         containers=[
             str(f)
             for f in sorted((PROJECT / "containers").glob("*"))
-            if f.is_file() and f.suffix != ".def"
+            if f.is_file() and f.suffix != ".def" and f.name != "build-image.sh"
         ],
         kernels=kernel_sources(),
     output:
@@ -31,12 +34,11 @@ rule build_image:
     log:
         f"{RES}/logs/build_image_{RECIPE}.log",
     params:
-        script=str(PROJECT / "containers" / "build-image.sh"),
         runtime=RUNTIME,
         build_args=" ".join(CFG["platform"]["container"]["apptainer_build_args"]),
     run:
         cs_runner.build_image(
-            params.script,
+            input.script,
             input.recipe,
             output.image,
             output.digest,

@@ -1,6 +1,7 @@
 # Configuration, validation and the sweep: everything the rules need, computed once at
 # parse time by the ciphersweep package (workflow/ciphersweep).
 import copy
+import os
 import sys
 from pathlib import Path
 
@@ -81,7 +82,9 @@ def kernel_sources():
     files = [
         str(f)
         for f in sorted(src.rglob("*"))
-        if f.is_file() and "build" not in f.relative_to(src).parts
+        if f.is_file()
+        and f.suffix != ".pyc"
+        and not {"build", "__pycache__"} & set(f.relative_to(src).parts)
     ]
     return files + [str(PROJECT / "scripts" / "build-kernels.sh")]
 
@@ -159,3 +162,18 @@ def gen_spec():
         cwd=str(Path.cwd()),
     )
     return cs_launch.generator_argv(plat)
+
+
+# Tables with a report section of their own (the others: tables.rst, "Tables").
+REPORT_SECTIONS = {
+    "energy": ("../report/energy.rst", "Energy and CPU utilisation"),
+    "cpu_util": ("../report/energy.rst", "Energy and CPU utilisation"),
+    "provenance": ("../report/provenance.rst", "Provenance"),
+}
+
+
+def table_report(f):
+    """Report entry of a table's CSV file, in its section."""
+    name = os.path.basename(f).removesuffix(".csv")
+    caption, category = REPORT_SECTIONS.get(name, ("../report/tables.rst", "Tables"))
+    return report(f, caption=caption, category=category)

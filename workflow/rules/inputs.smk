@@ -9,10 +9,10 @@ rule gen_input:
         f"{RES}/inputs/{{size}}.bin",
     log:
         f"{RES}/logs/inputs/{{size}}.log",
+    wildcard_constraints:
+        size="|".join(SIZES) if SIZES else "NO_SIZES",
     params:
         nbytes=lambda wildcards: SIZES[wildcards.size],
         seed=CFG["seed"],
-    wildcard_constraints:
-        size="|".join(SIZES) if SIZES else "NO_SIZES",
     run:
         cs_runner.gen_input(gen_spec(), output[0], params.nbytes, params.seed, log[0])
