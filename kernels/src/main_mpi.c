@@ -198,8 +198,10 @@ static void mpi_after_rep(cs_run *r, cs_energy_reading *e, double *user, double 
     e->joules_pkg = ms[1] > 0 ? NAN : s[1];
     e->joules_core = ms[2] > 0 ? NAN : s[2];
     e->joules_dram = ms[3] > 0 ? NAN : s[3];
-    if (isnan(e->joules))
+    if (isnan(e->joules)) {
         e->source = NULL;
+        e->scope[0] = 0;
+    }
     e->nodes = c->nodes;
     char note[512];
     snprintf(note, sizeof note, "%s%snode-wide energy of %d node(s), one reader rank per node: "

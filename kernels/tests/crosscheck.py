@@ -355,6 +355,15 @@ class Checker:
             self.expect(rec["impl"] in ("vaes", "aesni", "ttable"), "auto picks the best impl")
             self.expect(rec["joules"] is None or rec["joules"] > 0, "joules null or positive")
             self.expect(rec["joules"] is not None or bool(rec["energy_note"]), "energy note says why")
+        # strings in records are JSON-escaped (the input path here)
+        odd = self.tmp / 'in "quoted"\\ tab\t.bin'
+        odd.write_bytes(b"x" * 100)
+        r = self.run([seq, "--input", str(odd), "--reps", "1"])
+        try:
+            rec = json.loads(r.stdout.decode())
+            self.expect(rec["input"] == str(odd) and rec["seed"] is None, "input path escaped in the record")
+        except ValueError as e:
+            self.expect(False, "record with an odd input path is valid JSON", str(e))
         js = self.path("rec.jsonl")
         env_job = dict(self.env, SLURM_JOB_ID="4242", SLURM_JOB_NODELIST="node[1-2]")
         r = subprocess.run([seq, "--size", "1KiB", "--reps", "2", "--json", str(js)], capture_output=True,
