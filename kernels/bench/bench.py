@@ -20,14 +20,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-MASK_AESNI = "~0x200000200000000"         # OpenSSL without AES-NI (and PCLMUL): vpaes (SSSE3)
-MASK_AESNI_SSSE3 = "~0x200020200000000"   # ... and without SSSE3: OpenSSL's T-table code
+MASK_AESNI = "~0x200000200000000"  # OpenSSL without AES-NI (and PCLMUL): vpaes (SSSE3)
+MASK_AESNI_SSSE3 = "~0x200020200000000"  # ... and without SSSE3: OpenSSL's T-table code
 
 
 def run(argv: list[str], env: dict[str, str] | None = None) -> list[dict]:
     e = dict(os.environ)
     e.update(env or {})
-    r = subprocess.run(argv, capture_output=True, text=True, env=e)
+    r = subprocess.run(argv, check=False, capture_output=True, text=True, env=e)
     if r.returncode != 0:
         sys.exit(f"bench: {' '.join(argv)} failed ({r.returncode}): {r.stderr.strip()}")
     return [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
@@ -55,7 +55,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build/kernels", type=Path)
     ap.add_argument("--rounds", type=int, default=5, help="alternations per comparison")
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions (smoke run)")
+    ap.add_argument(
+        "--quick", action="store_true", help="fewer repetitions (smoke run)"
+    )
     a = ap.parse_args()
     b = a.build.resolve()
     core0 = ["taskset", "-c", "0"] if shutil.which("taskset") else []
@@ -67,56 +69,104 @@ def main() -> int:
     rows = []
 
     def ratio_row(label, cmd_a, cmd_b, target, env_a=None, env_b=None):
-        ma, mb, ra, rb, ta, tb = side_by_side(cmd_a, cmd_b, rounds, env_a, env_b)
+        ma, mb, ra, _rb, ta, tb = side_by_side(cmd_a, cmd_b, rounds, env_a, env_b)
         n = ra["bytes"]
-        rows.append((label, f"{n / ma / 1e9:8.3f}", f"{n / mb / 1e9:8.3f}", f"{mb / ma:6.2f}", target,
-                     f"A {spread(ta)}, B {spread(tb)}"))
+        rows.append(
+            (
+                label,
+                f"{n / ma / 1e9:8.3f}",
+                f"{n / mb / 1e9:8.3f}",
+                f"{mb / ma:6.2f}",
+                target,
+                f"A {spread(ta)}, B {spread(tb)}",
+            )
+        )
         return ra
 
     for size in ["1MiB", "64MiB"]:
         r = reps if size == "1MiB" else reps_big
-        rec = ratio_row(f"best impl / OpenSSL EVP aes-128-ctr, {size}",
-                        core0 + [seq, "--impl", "auto", "--size", size] + r,
-                        core0 + [ossl, "--cipher", "aes-128-ctr", "--size", size] + r,
-                        ">= 1.5 (1 MiB)" if size == "1MiB" else "")
+        rec = ratio_row(
+            f"best impl / OpenSSL EVP aes-128-ctr, {size}",
+            core0 + [seq, "--impl", "auto", "--size", size] + r,
+            core0 + [ossl, "--cipher", "aes-128-ctr", "--size", size] + r,
+            ">= 1.5 (1 MiB)" if size == "1MiB" else "",
+        )
         best = rec["impl"]
-    ratio_row("ttable / OpenSSL without AES-NI (vpaes), 1MiB",
-              core0 + [seq, "--impl", "ttable", "--size", "1MiB"] + reps,
-              core0 + [ossl, "--size", "1MiB"] + reps, ">= 1.0", env_b={"OPENSSL_ia32cap": MASK_AESNI})
-    ratio_row("ttable / OpenSSL without AES-NI+SSSE3 (T-table), 1MiB",
-              core0 + [seq, "--impl", "ttable", "--size", "1MiB"] + reps,
-              core0 + [ossl, "--size", "1MiB"] + reps, "(info)",
-              env_b={"OPENSSL_ia32cap": MASK_AESNI_SSSE3})
-    ratio_row("ref / ttable, 1MiB",
-              core0 + [seq, "--impl", "ref", "--size", "1MiB", "--reps", "2", "--warmup", "1"],
-              core0 + [seq, "--impl", "ttable", "--size", "1MiB", "--reps", "2", "--warmup", "1"],
-              "(info)")
+    ratio_row(
+        "ttable / OpenSSL without AES-NI (vpaes), 1MiB",
+        core0 + [seq, "--impl", "ttable", "--size", "1MiB"] + reps,
+        core0 + [ossl, "--size", "1MiB"] + reps,
+        ">= 1.0",
+        env_b={"OPENSSL_ia32cap": MASK_AESNI},
+    )
+    ratio_row(
+        "ttable / OpenSSL without AES-NI+SSSE3 (T-table), 1MiB",
+        core0 + [seq, "--impl", "ttable", "--size", "1MiB"] + reps,
+        core0 + [ossl, "--size", "1MiB"] + reps,
+        "(info)",
+        env_b={"OPENSSL_ia32cap": MASK_AESNI_SSSE3},
+    )
+    ratio_row(
+        "ref / ttable, 1MiB",
+        core0
+        + [seq, "--impl", "ref", "--size", "1MiB", "--reps", "2", "--warmup", "1"],
+        core0
+        + [seq, "--impl", "ttable", "--size", "1MiB", "--reps", "2", "--warmup", "1"],
+        "(info)",
+    )
 
     # parallel efficiency at 2: E = T_seq / (2 * T_par), ttable, 64 MiB
     eff = []
-    t1, t2, _, _, ta, tb = side_by_side(core0 + [seq, "--impl", "ttable", "--size", "64MiB"] + reps_big,
-                                        cores01 + [str(b / "aes-omp"), "--impl", "ttable", "--threads", "2",
-                                                   "--size", "64MiB"] + reps_big, rounds)
+    t1, t2, _, _, ta, tb = side_by_side(
+        core0 + [seq, "--impl", "ttable", "--size", "64MiB"] + reps_big,
+        cores01
+        + [str(b / "aes-omp"), "--impl", "ttable", "--threads", "2", "--size", "64MiB"]
+        + reps_big,
+        rounds,
+    )
     eff.append(("OpenMP efficiency, 2 threads, ttable 64MiB", t1, t2, ta, tb))
     if shutil.which("mpirun") and (b / "aes-mpi").exists():
         env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
         t1, t2, _, _, ta, tb = side_by_side(
             core0 + [seq, "--impl", "ttable", "--size", "64MiB"] + reps_big,
-            ["mpirun", "-np", "2", "--bind-to", "core", str(b / "aes-mpi"), "--impl", "ttable",
-             "--size", "64MiB"] + reps_big, rounds, None, env)
+            [
+                "mpirun",
+                "-np",
+                "2",
+                "--bind-to",
+                "core",
+                str(b / "aes-mpi"),
+                "--impl",
+                "ttable",
+                "--size",
+                "64MiB",
+            ]
+            + reps_big,
+            rounds,
+            None,
+            env,
+        )
         eff.append(("MPI efficiency, 2 ranks, ttable 64MiB", t1, t2, ta, tb))
 
     cpu = run([seq, "--size", "16", "--reps", "1", "--warmup", "0"])[0]
-    print(f"ciphersweep kernel benchmark: {platform.node()}, {cpu['cpu_model']}, {cpu['cpu_cores']} CPUs, "
-          f"{cpu['openssl_version']}, {cpu['compiler']}")
-    print(f"medians of t_total, sides run alternately ({rounds} rounds); best impl here: {best}; "
-          "one core (taskset -c 0) unless stated\n")
-    print(f"{'comparison':58} {'A GB/s':>8} {'B GB/s':>8} {'A/B':>6}  {'target':14} spread (max/min vs median)")
+    print(
+        f"ciphersweep kernel benchmark: {platform.node()}, {cpu['cpu_model']}, {cpu['cpu_cores']} CPUs, "
+        f"{cpu['openssl_version']}, {cpu['compiler']}"
+    )
+    print(
+        f"medians of t_total, sides run alternately ({rounds} rounds); best impl here: {best}; "
+        "one core (taskset -c 0) unless stated\n"
+    )
+    print(
+        f"{'comparison':58} {'A GB/s':>8} {'B GB/s':>8} {'A/B':>6}  {'target':14} spread (max/min vs median)"
+    )
     for label, ga, gb, ratio, target, sp in rows:
         print(f"{label:58} {ga} {gb} {ratio}  {target:14} {sp}")
     for label, t1, t2, ta, tb in eff:
-        print(f"{label:58} {'':8} {'':8} {t1 / (2 * t2):6.2f}  {'>= 0.95':14} "
-              f"T1 {t1 * 1e3:.1f} ms, T2 {t2 * 1e3:.1f} ms; seq {spread(ta)}, par {spread(tb)}")
+        print(
+            f"{label:58} {'':8} {'':8} {t1 / (2 * t2):6.2f}  {'>= 0.95':14} "
+            f"T1 {t1 * 1e3:.1f} ms, T2 {t2 * 1e3:.1f} ms; seq {spread(ta)}, par {spread(tb)}"
+        )
     return 0
 
 
