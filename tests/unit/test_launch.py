@@ -1,0 +1,198 @@
+"""Launch lines: host launcher outside, container, energy wrapper, kernel + args."""
+
+from __future__ import annotations
+
+from ciphersweep import launch
+from ciphersweep.sweep import Point
+
+
+def _p(backend: str = "mpi", ranks: int = 2, threads: int = 1, **kw) -> Point:
+    return Point(
+        backend,
+        "ttable",
+        "ctr",
+        "encrypt",
+        "aes-128-ctr",
+        1024,
+        "1KiB",
+        "1KiB",
+        None,
+        ranks=ranks,
+        threads=threads,
+        id=f"{backend}-x",
+        **kw,
+    )
+
+
+ARGS = ["--impl", "ttable"]
+
+
+def test_local_mpi_within_cores() -> None:
+    plat = launch.Platform(where="local", kernel_dir="/k", cores=2, is_root=False)
+    ln = launch.build(_p(ranks=2), plat, ARGS)
+    assert ln.argv == ["mpirun", "-np", "2", "/k/aes-mpi", "--impl", "ttable"]
+    assert ln.text == "mpirun -np 2 /k/aes-mpi --impl ttable"
+    assert ln.oversubscribed is False
+
+
+def test_local_mpi_oversubscribed_as_root() -> None:
+    plat = launch.Platform(where="local", kernel_dir="/k", cores=2, is_root=True)
+    ln = launch.build(_p(ranks=4), plat, ARGS)
+    assert ln.argv[:5] == [
+        "mpirun",
+        "-np",
+        "4",
+        "--oversubscribe",
+        "--allow-run-as-root",
+    ]
+    assert ln.oversubscribed is True
+
+
+def test_slurm_srun_and_mpirun() -> None:
+    plat = launch.Platform(
+        where="slurm", mpi_launcher="srun", kernel_dir="/k", cores=32
+    )
+    assert (
+        launch.build(_p(ranks=16), plat, ARGS).text
+        == "srun --mpi=pmix -n 16 /k/aes-mpi --impl ttable"
+    )
+    plat2 = launch.Platform(
+        where="slurm",
+        mpi_launcher="mpirun",
+        kernel_dir="/k",
+        cores=32,
+        mpirun_args=["--bind-to", "core"],
+    )
+    ln = launch.build(_p(ranks=16), plat2, ARGS)
+    assert ln.text == "mpirun -np 16 --bind-to core /k/aes-mpi --impl ttable"
+    assert "--oversubscribe" not in ln.argv
+
+
+def test_non_mpi_points_have_no_launcher() -> None:
+    plat = launch.Platform(where="slurm", kernel_dir="/k", cores=32)
+    assert launch.build(_p("seq", ranks=1), plat, ARGS).argv[0] == "/k/aes-seq"
+    ln = launch.build(_p("omp", ranks=1, threads=4), plat, ARGS)
+    assert ln.argv[0] == "/k/aes-omp"
+
+
+def test_apptainer_prefix_outside_is_launcher() -> None:
+    plat = launch.Platform(
+        where="slurm",
+        runtime="apptainer",
+        image="img.sif",
+        kernel_dir="",
+        binds=["/data"],
+        cores=32,
+    )
+    ln = launch.build(_p(ranks=8), plat, ARGS)
+    assert (
+        ln.text
+        == "srun --mpi=pmix -n 8 apptainer exec --bind /data img.sif aes-mpi --impl ttable"
+    )
+    cu = launch.build(_p("cuda", ranks=1, gpus=1, block_threads=256), plat, ARGS)
+    assert cu.argv[:3] == ["apptainer", "exec", "--nv"]
+
+
+def test_charliecloud_prefix(monkeypatch) -> None:
+    monkeypatch.delenv("USER", raising=False)
+    plat = launch.Platform(
+        where="local",
+        runtime="charliecloud",
+        image="img.sqfs",
+        kernel_dir="",
+        cwd="/w",
+        cores=2,
+        is_root=True,
+    )
+    ln = launch.build(_p(ranks=2), plat, ARGS)
+    assert ln.argv == [
+        "mpirun",
+        "-np",
+        "2",
+        "--allow-run-as-root",
+        "ch-run",
+        "-b",
+        "/w:/mnt",
+        "-c",
+        "/mnt",
+        "img.sqfs",
+        "--",
+        "aes-mpi",
+        "--impl",
+        "ttable",
+    ]
+    assert ln.env.get("USER")
+
+
+def test_energy_wrapper_between_container_and_kernel() -> None:
+    plat = launch.Platform(where="local", kernel_dir="/k", cores=2)
+    wrap = ["likwid-perfctr", "-m", "-g", "ENERGY", "-C", "0", "-O", "-o", "x.csv"]
+    ln = launch.build(_p("seq", ranks=1), plat, ARGS, energy_prefix=wrap)
+    assert ln.argv == wrap + ["/k/aes-seq", "--impl", "ttable"]
+
+
+def test_kernel_args() -> None:
+    p = Point(
+        "omp",
+        "ttable",
+        "ecb",
+        "decrypt",
+        "aes-128-ecb",
+        1024,
+        "1KiB",
+        "1KiB",
+        None,
+        threads=4,
+        reps=5,
+        warmup=2,
+        inject_fault=True,
+    )
+    a = launch.kernel_args(p, input_path="in.bin", json_path="out.json", energy="none")
+    assert a == [
+        "--impl",
+        "ttable",
+        "--mode",
+        "ecb",
+        "--op",
+        "decrypt",
+        "--input",
+        "in.bin",
+        "--reps",
+        "5",
+        "--warmup",
+        "2",
+        "--threads",
+        "4",
+        "--energy",
+        "none",
+        "--json",
+        "out.json",
+        "--inject-fault",
+        "corrupt",
+    ]
+    o = Point(
+        "openssl", "evp", "cbc", "encrypt", "aes-256-cbc", 1024, "1KiB", "1KiB", None
+    )
+    ao = launch.kernel_args(o, input_path="i", json_path="j")
+    assert (
+        ao[:2] == ["--cipher", "aes-256-cbc"]
+        and "--impl" not in ao
+        and "--mode" not in ao
+    )
+    c = Point(
+        "cuda",
+        "ttable",
+        "ctr",
+        "encrypt",
+        "aes-128-ctr",
+        1024,
+        "1KiB",
+        "1KiB",
+        None,
+        gpus=1,
+        block_threads=128,
+    )
+    assert launch.kernel_args(c, input_path="i", json_path="j")[-6:-4] == [
+        "--block-threads",
+        "128",
+    ]

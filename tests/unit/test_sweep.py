@@ -1,0 +1,178 @@
+"""Sweep expansion, resources and packing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from ciphersweep import config as cs_config
+from ciphersweep import sweep
+
+from conftest import ROOT, base_config
+
+
+def _points(cfg: dict) -> list[sweep.Point]:
+    return sweep.expand(cs_config.validate(cfg, root=ROOT, workdir=ROOT))
+
+
+def test_expansion_counts_and_ids() -> None:
+    pts = _points(base_config())
+    # 2 sizes x (seq 1 + omp 1 + mpi 2 + openssl 1)
+    assert len(pts) == 10
+    ids = {p.id for p in pts}
+    assert len(ids) == 10
+    assert "seq-ttable-ctr-enc-1KiB-r1-t1" in ids
+    assert "omp-ttable-ctr-enc-64KiB-r1-t2" in ids
+    assert "mpi-ttable-ctr-enc-1KiB-r2-t1" in ids
+    assert "openssl-aes-128-ctr-enc-64KiB-r1-t1" in ids
+    mpi2 = next(p for p in pts if p.id == "mpi-ttable-ctr-enc-1KiB-r2-t1")
+    assert (mpi2.ranks, mpi2.threads, mpi2.p, mpi2.size_bytes, mpi2.reps) == (
+        2,
+        1,
+        2,
+        1024,
+        3,
+    )
+    for p in pts:
+        assert all(c.isalnum() or c in "-_.+" for c in p.id)
+
+
+def test_pousa2011_matches_the_study() -> None:
+    cfg = yaml.safe_load((ROOT / "config/campaigns/pousa2011.yaml").read_text())
+    pts = _points(cfg)
+    assert sorted({p.size_bytes for p in pts}) == [
+        1000,
+        512_000,
+        1_000_000,
+        15_000_000,
+        128_000_000,
+        255_000_000,
+    ]
+    assert {(p.backend, p.p) for p in pts} == {
+        ("seq", 1),
+        ("omp", 8),
+        ("mpi", 8),
+        ("mpi", 16),
+        ("mpi", 32),
+        ("cuda", 1),
+    }
+    assert {p.block_threads for p in pts if p.backend == "cuda"} == {256}
+    assert len(pts) == 6 * 6
+
+
+def test_modes_ops_ciphers_and_inputs(tmp_path: Path) -> None:
+    f = tmp_path / "d.bin"
+    f.write_bytes(b"a" * 33)
+    cfg = base_config(
+        modes=["ecb", "ctr"],
+        ops=["encrypt", "decrypt"],
+        inputs=[{"name": "mine", "path": str(f)}],
+        backends={
+            "seq": {"impls": ["ref", "ttable"]},
+            "openssl": {"ciphers": ["aes-256-cbc"]},
+        },
+    )
+    pts = sweep.expand(cs_config.validate(cfg, root=ROOT, workdir=tmp_path))
+    # 3 inputs x 2 ops x (2 modes x 2 impls + 1 cipher)
+    assert len(pts) == 3 * 2 * 5
+    ossl = [p for p in pts if p.backend == "openssl"]
+    assert {p.mode for p in ossl} == {"cbc"}
+    mine = [p for p in pts if p.input_name == "mine"]
+    assert mine and all(p.input_path == str(f) and p.size_bytes == 33 for p in mine)
+
+
+def test_resources_from_the_point() -> None:
+    cluster = {"cores_per_node": 8, "exclusive": True}
+    p = sweep.Point(
+        "mpi",
+        "ttable",
+        "ecb",
+        "encrypt",
+        "aes-128-ecb",
+        255_000_000,
+        "255MB",
+        "255MB",
+        None,
+        ranks=32,
+    )
+    r = sweep.resources(p, cluster)
+    assert (
+        r["tasks"] == 32
+        and r["nodes"] == 4
+        and r["cpus_per_task"] == 1
+        and r["gpu"] == 0
+    )
+    assert r["bench"] == 1 and r["slurm_extra"] == "--exclusive"
+    assert r["runtime"] >= 2 and r["mem_mb"] > 255
+    c = sweep.Point(
+        "cuda",
+        "ttable",
+        "ecb",
+        "encrypt",
+        "aes-128-ecb",
+        1000,
+        "1KB",
+        "1KB",
+        None,
+        gpus=1,
+        block_threads=256,
+    )
+    assert sweep.resources(c, cluster)["gpu"] == 1
+    o = sweep.Point(
+        "omp",
+        "ttable",
+        "ctr",
+        "encrypt",
+        "aes-128-ctr",
+        1000,
+        "1KB",
+        "1KB",
+        None,
+        threads=8,
+    )
+    ro = sweep.resources(o, cluster)
+    assert ro["cpus_per_task"] == 8 and ro["tasks"] == 1 and ro["nodes"] == 1
+    big = sweep.Point(
+        "seq",
+        "ref",
+        "ctr",
+        "encrypt",
+        "aes-128-ctr",
+        255_000_000,
+        "255MB",
+        "255MB",
+        None,
+        reps=5,
+    )
+    small = sweep.Point(
+        "seq", "ref", "ctr", "encrypt", "aes-128-ctr", 1000, "1KB", "1KB", None, reps=5
+    )
+    assert (
+        sweep.resources(big, cluster)["runtime"]
+        > sweep.resources(small, cluster)["runtime"]
+    )
+    assert (
+        sweep.kernel_timeout(small, cluster)
+        < sweep.resources(small, cluster)["runtime"] * 60
+    )
+
+
+def test_packing_groups_small_points_of_one_shape() -> None:
+    cfg = base_config(sizes=[f"{k}KiB" for k in range(1, 41)])
+    full = cs_config.validate(cfg, root=ROOT, workdir=ROOT)
+    pts = sweep.expand(full)
+    groups = sweep.pack_groups(pts, full["cluster"])
+    assert set(groups) == {p.id for p in pts}  # all small
+    comps = sweep.group_components(groups, full["cluster"])
+    assert all(v == 25 for v in comps.values())
+    # one group per shape: seq/openssl/mpi-1 share r1-c1; omp c2; mpi r2
+    assert len(set(groups.values())) == 3
+    off = dict(full["cluster"], pack=False)
+    assert sweep.pack_groups(pts, off) == {}
+
+
+def test_inject_fault_glob() -> None:
+    cfg = base_config(debug={"inject_fault": ["mpi-*-64KiB-r2-*"]})
+    pts = _points(cfg)
+    faulty = [p.id for p in pts if p.inject_fault]
+    assert faulty == ["mpi-ttable-ctr-enc-64KiB-r2-t1"]
