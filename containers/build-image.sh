@@ -175,7 +175,7 @@ in_root() {  # run a recipe section inside the root filesystem, no network
   body=$(deffile section "$name")
   [ -n "$body" ] || return 0
   echo "$prog: running %$name"
-  bwrap --bind "$rootfs" / --proc /proc --dev /dev --tmpfs /tmp --unshare-net \
+  bwrap --bind "$rootfs" / --proc /proc --dev /dev --ro-bind /sys /sys --tmpfs /tmp --unshare-net \
     --unshare-ipc --unshare-uts --hostname ciphersweep-build --die-with-parent --clearenv \
     --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --setenv HOME /root --setenv LC_ALL C --setenv APPTAINER_ROOTFS / \
