@@ -13,7 +13,7 @@ rule bench:
     wildcard_constraints:
         point="[A-Za-z0-9][A-Za-z0-9_.+-]*",
     group:
-        lambda wildcards: GROUPS.get(wildcards.point)
+        pack_group
     threads:
         lambda wildcards: max(
             1,

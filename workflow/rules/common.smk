@@ -7,6 +7,7 @@ from pathlib import Path
 
 import immutables
 from snakemake.exceptions import WorkflowError
+from snakemake.logging import logger
 
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
@@ -51,28 +52,36 @@ GIT_REV = cs_runner.git_rev(PROJECT)
 
 # Packed groups: points of one shape share allocations of up to cluster.pack_size
 # points (a --group-components given on the command line wins).
-workflow.group_settings.group_components = immutables.Map(
-    {
-        **cs_sweep.group_components(GROUPS, CFG["cluster"]),
-        **dict(workflow.group_settings.group_components),
-    }
-)
+PACK_COMPONENTS = cs_sweep.group_components(GROUPS, CFG["cluster"])
+
+
+def pack_group(wildcards):
+    """Group of a bench job (None: not packed).
+
+    Snakemake replaces workflow.group_settings after the Snakefile is parsed, so the
+    group's component count is registered here, while the DAG is built."""
+    gid = GROUPS.get(wildcards.point)
+    settings = workflow.group_settings
+    if gid is not None and gid not in settings.group_components:
+        settings.group_components = immutables.Map(
+            {**dict(settings.group_components), gid: PACK_COMPONENTS[gid]}
+        )
+    return gid
+
 
 # Points whose last run failed run again: their failure-only raw file is removed here
 # (in the main process only; a dry run just lists them).
 if workflow.is_main_process and not workflow.dryrun:
     _again = cs_runner.remove_failed(f"{RES}/raw", set(POINTS))
     if _again:
-        print(
-            f"ciphersweep: re-running {len(_again)} failed point(s): {' '.join(_again)}",
-            file=sys.stderr,
+        logger.warning(
+            f"ciphersweep: re-running {len(_again)} failed point(s): {' '.join(_again)}"
         )
 elif workflow.is_main_process:
     _again = [p for p in cs_runner.failed_points(f"{RES}/raw") if p in POINTS]
     if _again:
-        print(
-            f"ciphersweep: {len(_again)} failed point(s) will run again: {' '.join(_again)}",
-            file=sys.stderr,
+        logger.warning(
+            f"ciphersweep: {len(_again)} failed point(s) will run again: {' '.join(_again)}"
         )
 
 
