@@ -10,7 +10,6 @@ import pytest
 import yaml
 from ciphersweep import config as cs_config
 from ciphersweep.units import parse_size, size_label
-
 from conftest import ROOT, SNAKEMAKE, base_config
 
 

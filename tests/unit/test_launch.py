@@ -54,7 +54,7 @@ def test_slurm_srun_and_mpirun() -> None:
     )
     assert (
         launch.build(_p(ranks=16), plat, ARGS).text
-        == "srun --mpi=pmix -n 16 /k/aes-mpi --impl ttable"
+        == "srun --mpi=pmix --overlap --cpu-bind=cores -n 16 /k/aes-mpi --impl ttable"
     )
     plat2 = launch.Platform(
         where="slurm",
@@ -87,7 +87,7 @@ def test_apptainer_prefix_outside_is_launcher() -> None:
     ln = launch.build(_p(ranks=8), plat, ARGS)
     assert (
         ln.text
-        == "srun --mpi=pmix -n 8 apptainer exec --bind /data img.sif aes-mpi --impl ttable"
+        == "srun --mpi=pmix --overlap --cpu-bind=cores -n 8 apptainer exec --bind /data img.sif aes-mpi --impl ttable"
     )
     cu = launch.build(_p("cuda", ranks=1, gpus=1, block_threads=256), plat, ARGS)
     assert cu.argv[:3] == ["apptainer", "exec", "--nv"]

@@ -7,7 +7,6 @@ from pathlib import Path
 import yaml
 from ciphersweep import config as cs_config
 from ciphersweep import sweep
-
 from conftest import ROOT, base_config
 
 

@@ -203,6 +203,16 @@ def _tail(text: str, n: int = 1) -> str:
     return " | ".join(lines[-n:])[:500] if lines else ""
 
 
+def failure_reason(stderr: str) -> str:
+    """The kernel's own one-line message (``aes-<backend>: ...``) if there is one,
+    else the last meaningful stderr line (MPI launchers add banners around it)."""
+    lines = [ln.strip() for ln in stderr.splitlines() if any(c.isalnum() for c in ln)]
+    for ln in lines:
+        if ln.startswith("aes-") and ":" in ln:
+            return ln[:500]
+    return lines[-1][:500] if lines else ""
+
+
 def run_point(
     point: Point, spec: RunSpec, runner: Callable[..., Any] = subprocess.run
 ) -> dict[str, Any]:
@@ -272,7 +282,7 @@ def run_point(
         print(f"exit: {rc}  wall: {wall:.3f} s", file=log)
         records: list[dict[str, Any]] = []
         if reason is None and rc != 0:
-            reason = f"exit {rc}: {_tail(err) or 'no message'}"
+            reason = f"exit {rc}: {failure_reason(err) or 'no message'}"
         if reason is None:
             try:
                 with open(json_tmp) as fh:

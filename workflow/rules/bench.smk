@@ -29,6 +29,7 @@ rule bench:
         mem_mb=res("mem_mb"),
         bench=res("bench"),
         slurm_extra=res("slurm_extra"),
+        mpi=res("mpi"),
     params:
         point=lambda wildcards: POINTS[wildcards.point].as_dict(),
     run:

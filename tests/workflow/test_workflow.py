@@ -1,0 +1,191 @@
+"""The workflow as users run it: dry runs of every shipped config x profile, lint and
+format checks, an end-to-end local campaign whose tables come from its measurements,
+and a failing point that is marked, does not stop the others, and alone re-runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import KERNELS, ROOT, SNAKEMAKE, base_config, run_snakemake
+
+CONFIGS = [
+    ROOT / "config" / "config.yaml",
+    *sorted((ROOT / "config" / "campaigns").glob("*.yaml")),
+]
+PROFILES = sorted(p.name for p in (ROOT / "profiles").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda p: p.stem)
+def test_dry_run(config: Path, profile: str, tmp_path: Path) -> None:
+    """`snakemake -n` plans every shipped campaign with no build and no cluster."""
+    cfg = yaml.safe_load(config.read_text())
+    proc = run_snakemake(
+        tmp_path, cfg, "-n", "--quiet", "rules", profile=profile, timeout=180
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "bench" in proc.stdout + proc.stderr
+    assert not (tmp_path / "results").exists()
+
+
+def test_lint_clean() -> None:
+    proc = subprocess.run(
+        [SNAKEMAKE, "--lint"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_snakefmt_clean() -> None:
+    snakefmt = str(Path(SNAKEMAKE).with_name("snakefmt"))
+    proc = subprocess.run(
+        [snakefmt, "--check", "Snakefile", "workflow/rules"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def _need_kernels() -> None:
+    missing = [
+        b
+        for b in ("aes-seq", "aes-omp", "aes-mpi", "aes-openssl")
+        if not (KERNELS / b).exists()
+    ]
+    if missing:
+        pytest.fail(
+            f"kernels not built (run scripts/build-kernels.sh build/kernels): {missing}"
+        )
+    if shutil.which("mpirun") is None:
+        pytest.fail("mpirun not installed (apt: openmpi-bin)")
+
+
+def _tiny(**over) -> dict:
+    cfg = base_config(
+        campaign="tiny",
+        sizes=["1KiB", "256KiB"],
+        reps=3,
+        warmup=1,
+        build={"dir": str(KERNELS)},
+        platform={"energy": "none"},
+    )
+    cfg.update(over)
+    return cfg
+
+
+def _raw(tmp: Path, campaign: str = "tiny") -> dict[str, list[dict]]:
+    out = {}
+    for f in sorted((tmp / "results" / campaign / "raw").glob("*.jsonl")):
+        out[f.stem] = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+    return out
+
+
+def test_end_to_end_tables_come_from_measurements(tmp_path: Path) -> None:
+    _need_kernels()
+    proc = run_snakemake(tmp_path, _tiny(), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    res = tmp_path / "results" / "tiny"
+    raw = _raw(tmp_path)
+    assert len(raw) == 10
+    for pid, recs in raw.items():
+        assert len(recs) == 3 and all(
+            r["status"] == "ok" and r["verified"] for r in recs
+        ), pid
+        assert all(
+            r["point"] == pid and r["campaign"] == "tiny" and r["launch_line"]
+            for r in recs
+        )
+    mpi2 = raw["mpi-ttable-ctr-enc-256KiB-r2-t1"][0]
+    assert mpi2["launch_line"].startswith("mpirun -np 2 ")
+    assert mpi2["oversubscribed"] is False
+    git = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    assert mpi2["git_rev"] == git
+    # launch line printed in the job log
+    log = (res / "logs" / "bench" / "mpi-ttable-ctr-enc-256KiB-r2-t1.log").read_text()
+    assert "launch: mpirun -np 2" in log
+    meas = pd.read_csv(res / "measurements.csv")
+    assert len(meas) == 30
+    # speedup cell == median Ts / median Tp of the raw rows
+    speed = pd.read_csv(res / "tables" / "speedup.csv", index_col=0)
+    time_t = pd.read_csv(res / "tables" / "time.csv", index_col=0)
+    for size in ("1KiB", "256KiB"):
+        ts = pd.Series(
+            [r["t_total"] for r in raw[f"seq-ttable-ctr-enc-{size}-r1-t1"]]
+        ).median()
+        for row, pid in (
+            ("mpi (2 ranks)", f"mpi-ttable-ctr-enc-{size}-r2-t1"),
+            ("omp (2 threads)", f"omp-ttable-ctr-enc-{size}-r1-t2"),
+        ):
+            tp = pd.Series([r["t_total"] for r in raw[pid]]).median()
+            assert float(speed.loc[row, size]) == pytest.approx(ts / tp, rel=1e-9)
+            assert float(time_t.loc[row, size]) == pytest.approx(tp, rel=1e-9)
+    for name in ("time", "speedup", "efficiency", "throughput"):
+        for ext in ("csv", "md", "tex"):
+            assert (res / "tables" / f"{name}.{ext}").stat().st_size > 0
+    for plot in ("time_vs_size", "speedup_vs_p", "throughput"):
+        assert (res / "plots" / f"{plot}.png").read_bytes()[:4] == b"\x89PNG"
+    # nothing left to do
+    again = run_snakemake(tmp_path, _tiny(), "-n", timeout=120)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_failed_point_is_marked_and_alone_reruns(tmp_path: Path) -> None:
+    _need_kernels()
+    bad = "mpi-ttable-ctr-enc-256KiB-r2-t1"
+    cfg = _tiny(
+        debug={"inject_fault": [bad]},
+        backends={
+            "seq": {"impls": ["ttable"]},
+            "mpi": {"impls": ["ttable"], "ranks": [2]},
+        },
+    )
+    proc = run_snakemake(tmp_path, cfg, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    res = tmp_path / "results" / "tiny"
+    raw = _raw(tmp_path)
+    assert len(raw[bad]) == 1 and raw[bad][0]["status"] == "failed"
+    assert "verification FAILED" in raw[bad][0]["reason"]
+    others = [pid for pid in raw if pid != bad]
+    assert others and all(raw[p][0]["status"] == "ok" for p in others)
+    fails = pd.read_csv(res / "failures.csv")
+    assert list(fails["point"]) == [bad]
+    md = (res / "tables" / "time.md").read_text()
+    assert "failed [1]" in md and "verification FAILED" in md
+    assert (
+        pd.read_csv(res / "tables" / "speedup.csv", index_col=0).loc[
+            "mpi (2 ranks)", "256KiB"
+        ]
+        == "failed"
+    )
+    # fix the fault: the next run re-executes only the failed point
+    mtimes = {p: (res / "raw" / f"{p}.jsonl").stat().st_mtime_ns for p in others}
+    cfg["debug"] = {"inject_fault": []}
+    dry = run_snakemake(tmp_path, cfg, "-n", timeout=120)
+    assert bad in dry.stdout + dry.stderr
+    proc2 = run_snakemake(tmp_path, cfg, timeout=300)
+    assert proc2.returncode == 0, proc2.stderr[-4000:]
+    assert (proc2.stderr + proc2.stdout).count("rule bench:") == 1
+    raw2 = _raw(tmp_path)
+    assert raw2[bad][0]["status"] == "ok" and len(raw2[bad]) == 3
+    assert {
+        p: (res / "raw" / f"{p}.jsonl").stat().st_mtime_ns for p in others
+    } == mtimes
+    assert pd.read_csv(res / "failures.csv").empty
