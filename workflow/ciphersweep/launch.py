@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Sequence
+import subprocess
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from .sweep import Point
 
@@ -93,7 +95,10 @@ def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
         return [], oversub
     r = str(point.ranks)
     if plat.where == "slurm" and plat.mpi_launcher == "srun":
-        argv = ["srun", "--mpi=pmix", "-n", r]
+        # --overlap: a one-rank point runs inside the one-task step Snakemake's job step
+        # started and may share its CPUs; --cpu-bind=cores pins ranks where the site's
+        # task plugin can.
+        argv = ["srun", "--mpi=pmix", "--overlap", "--cpu-bind=cores", "-n", r]
         if point.threads > 1:
             argv += ["-c", str(point.threads)]
         return argv, oversub
@@ -161,6 +166,8 @@ def build(
     """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
     host, oversub = host_launcher(point, plat)
     cont, env = container_prefix(point, plat)
+    if host and host[0] == "mpirun" and plat.where == "slurm":
+        env = {**slurm_allocation_env(), **env}
     argv = (
         host
         + cont
@@ -169,6 +176,52 @@ def build(
         + list(args)
     )
     return Launch(argv=argv, oversubscribed=oversub, env=env)
+
+
+def slurm_allocation_env(
+    environ: dict[str, str] | None = None,
+    run: Callable[..., Any] = subprocess.run,
+) -> dict[str, str]:
+    """Allocation variables mpirun needs to see the job's nodes and slots.
+
+    Snakemake's Slurm job step passes on only SLURM_JOB_ID of the SLURM_* variables, and
+    Open MPI's mpirun without SLURM_JOB_NODELIST / SLURM_TASKS_PER_NODE fails (or runs
+    everything on the first node). They are read back from ``scontrol show job``.
+    Nothing is returned outside a job or when the variables are already there."""
+    env = dict(os.environ if environ is None else environ)
+    job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
+    if not job or env.get("SLURM_JOB_NODELIST"):
+        return {}
+    try:
+        out = run(
+            ["scontrol", "show", "job", "-o", job],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    fields = dict(item.split("=", 1) for item in (out or "").split() if "=" in item)
+    nodelist = fields.get("NodeList", "")
+    try:
+        nodes = int(fields.get("NumNodes", "1").split("-")[0])
+        tasks = int(fields.get("NumTasks", "1"))
+    except ValueError:
+        return {}
+    if not nodelist or nodelist == "(null)" or nodes < 1:
+        return {}
+    per_node = -(-tasks // nodes)
+    tpn = str(per_node) if nodes == 1 else f"{per_node}(x{nodes})"
+    return {
+        "SLURM_JOB_NODELIST": nodelist,
+        "SLURM_NODELIST": nodelist,
+        "SLURM_JOB_NUM_NODES": str(nodes),
+        "SLURM_NNODES": str(nodes),
+        "SLURM_NTASKS": str(tasks),
+        "SLURM_TASKS_PER_NODE": tpn,
+        "SLURM_JOBID": job,
+    }
 
 
 def generator_argv(plat: Platform) -> list[str]:

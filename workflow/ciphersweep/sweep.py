@@ -213,6 +213,14 @@ def resources(
         "mem_mb": mem_mb,
         "bench": 1,
         "slurm_extra": "--exclusive" if cluster.get("exclusive", True) else "",
+        # Slurm's job step runs an MPI point (more than one rank) directly in the batch
+        # step, where its launcher (srun/mpirun) has the whole allocation; other points
+        # run in a one-task step. None: the resource is left out.
+        "mpi": (
+            str(cluster.get("mpi_launcher", "srun"))
+            if point.backend == "mpi" and point.ranks > 1
+            else None
+        ),
     }
 
 
