@@ -27,8 +27,8 @@ rule bench:
         gpu=res("gpu"),
         runtime=res("runtime"),
         mem_mb=res("mem_mb"),
-        bench=res("bench"),
-        slurm_extra=res("slurm_extra"),
+        bench=1,
+        slurm_extra="--exclusive" if CFG["cluster"]["exclusive"] else "",
         mpi=res("mpi"),
     params:
         point=lambda wildcards: POINTS[wildcards.point].as_dict(),

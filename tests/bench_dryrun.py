@@ -1,0 +1,146 @@
+"""Workflow scaling and overhead numbers (not a pytest test; run it by hand):
+
+    .venv/bin/python tests/bench_dryrun.py [--points 5000] [--local]
+
+1. Dry-run wall time of a generated ~5,000-point sweep (target <= 15 s), and the part
+   of it spent after Snakemake has started (parse + DAG).
+2. With --local: runs the default campaign with the local profile in a scratch
+   directory and prints the overhead per point = (campaign wall time - sum of the
+   kernels' t_total) / points (target <= 0.3 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAKEMAKE = str(ROOT / ".venv" / "bin" / "snakemake")
+
+
+def synthetic(points: int) -> dict:
+    # sizes x 2 modes x 2 ops x (seq 2 + omp 8 + mpi 10 + cuda 2); 57 sizes -> 5,016 points
+    per = 22  # points per size, mode and op
+    nsizes = max(1, -(-points // (per * 4)))
+    return {
+        "campaign": "synthetic",
+        "sizes": [f"{k}KiB" for k in range(1, nsizes + 1)],
+        "modes": ["ecb", "ctr"],
+        "ops": ["encrypt", "decrypt"],
+        "reps": 3,
+        "warmup": 1,
+        "backends": {
+            "seq": {"impls": ["ref", "ttable"]},
+            "omp": {"impls": ["ref", "ttable"], "threads": [2, 4, 8, 16]},
+            "mpi": {"impls": ["ref", "ttable"], "ranks": [2, 4, 8, 16, 32]},
+            "cuda": {"impls": ["ttable"], "block_threads": [128, 256], "gpus": [1]},
+        },
+        "cluster": {"cores_per_node": 32, "max_ranks": 32},
+    }
+
+
+def dry_run(points: int) -> None:
+    with tempfile.TemporaryDirectory() as d:
+        cfg = Path(d) / "synthetic.yaml"
+        cfg.write_text(yaml.safe_dump(synthetic(points)))
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            [
+                SNAKEMAKE,
+                "-s",
+                str(ROOT / "Snakefile"),
+                "-d",
+                d,
+                "--configfile",
+                str(cfg),
+                "-n",
+                "--quiet",
+                "rules",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.monotonic() - t0
+        if proc.returncode != 0:
+            sys.exit(proc.stderr[-2000:])
+        m = re.search(r"^bench\s+(\d+)", proc.stdout + proc.stderr, re.MULTILINE)
+        n = int(m.group(1)) if m else -1
+        t1 = time.monotonic()
+        subprocess.run([SNAKEMAKE, "--version"], capture_output=True, check=False)
+        start = time.monotonic() - t1
+        print(
+            f"dry run: {n} bench jobs planned in {wall:.2f} s (snakemake start-up alone {start:.2f} s)"
+        )
+
+
+def local_overhead() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+        cfg.setdefault("build", {})["dir"] = str(ROOT / "build" / "kernels")
+        path = Path(d) / "campaign.yaml"
+        path.write_text(yaml.safe_dump(cfg))
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            [
+                SNAKEMAKE,
+                "-s",
+                str(ROOT / "Snakefile"),
+                "-d",
+                d,
+                "--configfile",
+                str(path),
+                "--profile",
+                str(ROOT / "profiles/local"),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        wall = time.monotonic() - t0
+        if proc.returncode != 0:
+            sys.exit(proc.stderr[-2000:])
+        raw = sorted((Path(d) / "results" / cfg["campaign"] / "raw").glob("*.jsonl"))
+        kernel = 0.0
+        for f in raw:
+            for line in f.read_text().splitlines():
+                kernel += json.loads(line).get("t_total") or 0.0
+        el = re.search(r"Elapsed time: (\d+):(\d+):([\d.]+)", proc.stdout + proc.stderr)
+        snake = (
+            int(el.group(1)) * 3600 + int(el.group(2)) * 60 + float(el.group(3))
+            if el
+            else wall
+        )
+        print(
+            f"default campaign: {len(raw)} points, wall {wall:.1f} s (Snakemake's elapsed {snake:.1f} s), "
+            f"sum of kernel t_total {kernel:.2f} s"
+        )
+        print(
+            f"overhead per point: {(wall - kernel) / len(raw):.3f} s (elapsed-based {(snake - kernel) / len(raw):.3f} s)"
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--points", type=int, default=5000)
+    ap.add_argument(
+        "--local", action="store_true", help="also run the default campaign locally"
+    )
+    a = ap.parse_args()
+    dry_run(a.points)
+    if a.local:
+        local_overhead()
+
+
+if __name__ == "__main__":
+    main()
