@@ -137,6 +137,10 @@ def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str,
             "--",
         ]
         env = {} if os.environ.get("USER") else {"USER": _user()}
+        if point.backend == "mpi":
+            # every rank runs in its own user namespace, where Open MPI's CMA single-copy
+            # transport cannot work; it would warn (and garble mpirun's log) otherwise
+            env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
         return argv, env
     raise ValueError(f"unknown container runtime {plat.runtime!r}")
 
