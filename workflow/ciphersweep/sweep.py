@@ -259,5 +259,5 @@ def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
 
 def group_components(groups: dict[str, str], cluster: dict[str, Any]) -> dict[str, int]:
     """Group name -> points per allocation (Snakemake's --group-components)."""
-    size = int(cluster.get("pack_size", 25))
+    size = int(cluster.get("pack_size", 32))
     return {g: size for g in sorted(set(groups.values()))}

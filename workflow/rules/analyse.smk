@@ -1,5 +1,12 @@
 # Gather every point's records into tidy tables, then speedup tables, plots and the
 # report. Table builders are listed in ciphersweep.tables (extra builders plug in there).
+# They are light: under Slurm they run where Snakemake runs, not as jobs.
+
+
+localrules:
+    gather,
+    tables,
+    plots,
 
 
 rule gather:

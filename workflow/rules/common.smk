@@ -43,6 +43,13 @@ RESOURCES = {
     p.id: cs_sweep.resources(p, CFG["cluster"], CFG["timeout_s"]) for p in POINT_LIST
 }
 GROUPS = cs_sweep.pack_groups(POINT_LIST, CFG["cluster"])
+
+# Benchmark jobs never overlap: each asks for bench=1 and, unless --resources says
+# otherwise, 1 is all there is. The Slurm profile scopes `bench` local, so there it
+# applies inside each allocation, also in the job processes Snakemake starts there
+# (they are not given --resources), and lays packed points out one after another.
+if "bench" not in workflow.global_resources:
+    workflow.register_resource("bench", 1)
 SIZES = {p.input_name: p.size_bytes for p in POINT_LIST if p.input_path is None}
 BACKENDS = sorted({p.backend for p in POINT_LIST})
 NATIVE_BACKENDS = sorted(set(BACKENDS) | {"seq"})  # aes-seq also generates the inputs
@@ -55,18 +62,27 @@ GIT_REV = cs_runner.git_rev(PROJECT)
 PACK_COMPONENTS = cs_sweep.group_components(GROUPS, CFG["cluster"])
 
 
-def pack_group(wildcards):
-    """Group of a bench job (None: not packed).
-
-    Snakemake replaces workflow.group_settings after the Snakefile is parsed, so the
-    group's component count is registered here, while the DAG is built."""
-    gid = GROUPS.get(wildcards.point)
+def _register_group(gid, components):
+    """Snakemake replaces workflow.group_settings after the Snakefile is parsed, so a
+    group's component count is registered while the DAG is built (by the group
+    functions below); a --group-components given on the command line wins."""
     settings = workflow.group_settings
     if gid is not None and gid not in settings.group_components:
         settings.group_components = immutables.Map(
-            {**dict(settings.group_components), gid: PACK_COMPONENTS[gid]}
+            {**dict(settings.group_components), gid: components}
         )
     return gid
+
+
+def pack_group(wildcards):
+    """Group of a bench job (None: not packed)."""
+    gid = GROUPS.get(wildcards.point)
+    return _register_group(gid, PACK_COMPONENTS[gid]) if gid else None
+
+
+def inputs_group(wildcards):
+    """All generated inputs are made in one job (one allocation under Slurm)."""
+    return _register_group("inputs", max(1, len(SIZES)))
 
 
 # Points whose last run failed run again: their failure-only raw file is removed here

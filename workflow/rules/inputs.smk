@@ -11,6 +11,10 @@ rule gen_input:
         f"{RES}/logs/inputs/{{size}}.log",
     wildcard_constraints:
         size="|".join(SIZES) if SIZES else "NO_SIZES",
+    group:
+        inputs_group
+    resources:
+        bench=1,
     params:
         nbytes=lambda wildcards: SIZES[wildcards.size],
         seed=CFG["seed"],
