@@ -34,6 +34,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 prog=build-image.sh
 die() { echo "$prog: $*" >&2; exit 1; }
+say() { echo "$prog: [${SECONDS}s] $*"; }
 usage() { sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 builder=${CIPHERSWEEP_IMAGE_BUILDER:-auto}
@@ -95,7 +96,7 @@ fi
 
 write_digest() {
   (cd "$(dirname "$out")" && sha256sum "$(basename "$out")" >"$(basename "$out").sha256")
-  echo "$prog: $out ($(du -h "$out" | cut -f1), sha256:$(cut -d' ' -f1 "$out.sha256"))"
+  say "$out ($(du -h "$out" | cut -f1), sha256:$(cut -d' ' -f1 "$out.sha256"))"
 }
 
 deffile() { python3 "$here/deffile.py" --build-arg "VERSION=$version" --build-arg "GIT_REVISION=$gitrev" "$recipe" "$@"; }
@@ -148,7 +149,7 @@ mapfile -t pkgs < <(grep -v '^[[:space:]]*#' "$here/packages.txt" | tr -s ' \t' 
 work=$(mktemp -d "$(dirname "$out")/.build-image.XXXXXX")
 trap 'rm -rf --one-file-system "$work"' EXIT
 rootfs=$work/rootfs
-echo "$prog: mmdebstrap $suite (sources: ${sources[*]:-mmdebstrap default}) + ${#pkgs[@]} packages"
+say "mmdebstrap $suite (sources: ${sources[*]:-mmdebstrap default}) + ${#pkgs[@]} packages"
 mmdebstrap --quiet --variant=minbase --include="$(IFS=,; echo "${pkgs[*]}")" \
   "${aptopts[@]}" "$suite" "$rootfs" "${sources[@]}"
 
@@ -174,7 +175,7 @@ in_root() {  # run a recipe section inside the root filesystem, no network
   local name=$1 body
   body=$(deffile section "$name")
   [ -n "$body" ] || return 0
-  echo "$prog: running %$name"
+  say "running %$name"
   bwrap --bind "$rootfs" / --proc /proc --dev /dev --ro-bind /sys /sys --tmpfs /tmp --unshare-net \
     --unshare-ipc --unshare-uts --hostname ciphersweep-build --die-with-parent --clearenv \
     --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
@@ -191,7 +192,7 @@ chmod 1777 "$rootfs/tmp" "$rootfs/var/tmp"
 [ -e "$rootfs/etc/hosts" ] || printf '127.0.0.1 localhost\n' >"$rootfs/etc/hosts"
 rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/* "$rootfs"/dev/*
 
-echo "$prog: mksquashfs ($comp)"
+say "mksquashfs ($comp)"
 mksquashfs "$rootfs" "$work/image.sqfs" -comp "$comp" -noappend -quiet -no-progress \
   -processors "$(nproc)" >/dev/null
 mv -f "$work/image.sqfs" "$out"

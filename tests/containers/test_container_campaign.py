@@ -90,4 +90,7 @@ def test_default_campaign_runs_in_charliecloud_image(
                 )
             backends.add(rec["backend"])
     assert backends == {"seq", "omp", "mpi", "openssl"}
+    for bench_log in (res / "logs").rglob("mpi-*.log"):
+        text = bench_log.read_text()
+        assert "ch-run" in text and "ORTE_ERROR_LOG" not in text, text
     assert (res / "measurements.csv").exists()
