@@ -163,7 +163,7 @@ def test_packing_groups_small_points_of_one_shape() -> None:
     groups = sweep.pack_groups(pts, full["cluster"])
     assert set(groups) == {p.id for p in pts}  # all small
     comps = sweep.group_components(groups, full["cluster"])
-    assert all(v == 25 for v in comps.values())
+    assert all(v == 32 for v in comps.values())
     # one group per shape: seq/openssl/mpi-1 share r1-c1; omp c2; mpi r2
     assert len(set(groups.values())) == 3
     off = dict(full["cluster"], pack=False)
