@@ -250,3 +250,46 @@ def test_apptainer_builder_needs_apptainer(tmp_path: Path) -> None:
         )
     r = build_image("--builder", "apptainer", "cpu", str(tmp_path / "cpu.sif"))
     assert r.returncode == 1 and "apptainer is not installed" in r.stderr
+
+
+def test_apptainer_build_command_line(tmp_path: Path) -> None:
+    """The Apptainer branch, with a stand-in ``apptainer`` that records how it was called."""
+    import os
+
+    fake = tmp_path / "bin" / "apptainer"
+    fake.parent.mkdir()
+    fake.write_text(
+        "#!/bin/sh\n"
+        'printf "%s\\n" "$PWD" "$@" > "$FAKE_LOG"\n'
+        "for a; do out=$prev; prev=$a; done\n"  # OUT is the second-to-last argument
+        'echo SIF > "$out"\n'
+    )
+    fake.chmod(0o755)
+    env = dict(os.environ)
+    env["PATH"] = f"{fake.parent}:{env['PATH']}"
+    env["FAKE_LOG"] = str(tmp_path / "calls")
+    env["CIPHERSWEEP_RUNTIME"] = "apptainer"
+    env["CIPHERSWEEP_APPTAINER_BUILD_ARGS"] = "--fakeroot --tmpdir /scratch"
+    out = tmp_path / "img" / "cpu.sif"
+    r = build_image(
+        "--version", "1.2.3", "--git-revision", "cafe", "cpu", str(out), env=env
+    )
+    assert r.returncode == 0, r.stderr
+    calls = (tmp_path / "calls").read_text().splitlines()
+    assert calls[0] == str(ROOT)  # %files paths are relative to the repository root
+    assert calls[1:] == [
+        "build",
+        "--force",
+        "--fakeroot",
+        "--tmpdir",
+        "/scratch",
+        "--build-arg",
+        "VERSION=1.2.3",
+        "--build-arg",
+        "GIT_REVISION=cafe",
+        f"{out}.tmp",
+        str(CONTAINERS / "cpu.def"),
+    ]
+    assert out.read_text() == "SIF\n"
+    digest, name = (tmp_path / "img" / "cpu.sif.sha256").read_text().split()
+    assert name == "cpu.sif" and len(digest) == 64
