@@ -189,6 +189,7 @@ in_root post
 mkdir -p "$rootfs"/{dev,proc,sys,tmp,home,mnt,var/tmp}
 chmod 1777 "$rootfs/tmp" "$rootfs/var/tmp"
 : >"$rootfs/etc/resolv.conf"
+echo localhost >"$rootfs/etc/hostname"   # not the build host's name
 [ -e "$rootfs/etc/hosts" ] || printf '127.0.0.1 localhost\n' >"$rootfs/etc/hosts"
 rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/* "$rootfs"/dev/*
 
