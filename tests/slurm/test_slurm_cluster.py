@@ -1,0 +1,848 @@
+"""The Slurm profile end to end, on a private single-node Slurm 22.05 cluster.
+
+The module-scoped ``cluster`` fixture starts munge, MariaDB, slurmdbd, slurmctld and
+slurmd with tests/cluster/up.sh (one node declaring 32 CPUs and one fake GPU) and
+stops them with tests/cluster/down.sh; the last test checks that nothing is left.
+It needs root on Debian 12 with the packages of scripts/apt-test.txt; without them the
+tests are skipped with the reason. All of the Slurm tests live in this one module so
+that one cluster serves them all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+CLUSTER_DIR = ROOT / "tests" / "cluster"
+VENV_BIN = ROOT / ".venv" / "bin"
+SNAKEMAKE = (
+    str(VENV_BIN / "snakemake") if (VENV_BIN / "snakemake").exists() else "snakemake"
+)
+KERNELS = ROOT / "build" / "kernels"
+DAEMONS = (
+    "munged",
+    "mariadbd",
+    "mysqld",
+    "slurmdbd",
+    "slurmctld",
+    "slurmd",
+    "slurmstepd",
+)
+NEEDED = (
+    "munged",
+    "mungekey",
+    "mariadb-install-db",
+    "mariadbd",
+    "slurmdbd",
+    "slurmctld",
+    "slurmd",
+    "sbatch",
+    "srun",
+    "sacct",
+    "squeue",
+    "scancel",
+    "mpicc",
+)
+
+
+def _missing_prerequisite() -> str | None:
+    if os.geteuid() != 0:
+        return "the private Slurm test cluster needs root (it starts munge, MariaDB, Slurm)"
+    missing = [x for x in NEEDED if shutil.which(x) is None]
+    if missing:
+        return (
+            f"not installed: {', '.join(missing)} "
+            "(scripts/setup.sh test installs scripts/apt-test.txt)"
+        )
+    return None
+
+
+def daemon_pids(state: Path | None = None) -> dict[int, str]:
+    """Running processes named like a cluster daemon; with ``state``: only those holding
+    a file in that state dir (the test cluster's)."""
+    out: dict[int, str] = {}
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            comm = (d / "comm").read_text().strip()
+        except OSError:
+            continue
+        if comm not in DAEMONS:
+            continue
+        if state is not None:
+            try:
+                cmd = (d / "cmdline").read_bytes().decode(errors="replace")
+                links = [os.readlink(f) for f in (d / "fd").iterdir()]
+            except OSError:
+                continue
+            if str(state) not in cmd and not any(str(state) in x for x in links):
+                continue
+        out[int(d.name)] = comm
+    return out
+
+
+@dataclass
+class Cluster:
+    state: Path
+    env: dict[str, str]
+    bringup_s: float
+    down_done: bool = False
+    info: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def node(self) -> str:
+        return self.env["CS_NODE"]
+
+    @property
+    def partition(self) -> str:
+        return self.env["CS_PARTITION"]
+
+    def run(self, *cmd: str, timeout: float = 60, check: bool = True) -> str:
+        p = subprocess.run(
+            list(cmd),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=slurm_env(),
+            check=False,
+        )
+        if check and p.returncode != 0:
+            raise AssertionError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr}")
+        return p.stdout
+
+    def sacct(self, *args: str) -> list[dict[str, str]]:
+        """sacct rows (all jobs of the cluster unless args select others)."""
+        fields = [
+            "JobID",
+            "JobName",
+            "State",
+            "NodeList",
+            "NTasks",
+            "ReqTRES",
+            "AllocTRES",
+            "Comment",
+            "Start",
+            "End",
+        ]
+        out = self.run(
+            "sacct",
+            "-a",
+            "--parsable2",
+            "--noheader",
+            "-S",
+            "2020-01-01",
+            "--format=" + ",".join(fields),
+            *args,
+        )
+        return [dict(zip(fields, line.split("|"))) for line in out.splitlines() if line]
+
+    def wait_accounted(self, job_ids: set[str], timeout: float = 30) -> None:
+        """sacct lags behind slurmctld a little: wait until these jobs have ended there."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rows = {r["JobID"]: r for r in self.sacct("-X")}
+            pending = [
+                j
+                for j in job_ids
+                if j not in rows or rows[j]["State"] in ("PENDING", "RUNNING")
+            ]
+            if not pending or time.monotonic() > deadline:
+                return
+            time.sleep(0.5)
+
+    def down(self) -> None:
+        if self.down_done:
+            return
+        self.down_done = True
+        t0 = time.monotonic()
+        p = subprocess.run(
+            [str(CLUSTER_DIR / "down.sh"), str(self.state)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+        self.info["teardown_s"] = time.monotonic() - t0
+        self.info["teardown_rc"] = p.returncode
+        self.info["teardown_out"] = p.stdout + p.stderr
+
+
+def slurm_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["SLURM_CONF"] = "/etc/slurm/slurm.conf"
+    env.setdefault("USER", "root")
+    for k in list(env):  # a test run inside a Slurm job must not leak its allocation
+        if k.startswith(("SLURM_JOB", "SLURM_STEP", "SBATCH_", "SRUN_")):
+            env.pop(k)
+    return env
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    reason = _missing_prerequisite()
+    if reason:
+        pytest.skip(reason)
+    others = daemon_pids()
+    if any(c in ("slurmctld", "slurmd") for c in others.values()):
+        pytest.skip(
+            "a Slurm daemon already runs on this machine "
+            f"({sorted(set(others.values()))}); the private test cluster would "
+            "replace its /etc/slurm configuration"
+        )
+    state = tmp_path_factory.mktemp("slurm-cluster")
+    t0 = time.monotonic()
+    p = subprocess.run(
+        [str(CLUSTER_DIR / "up.sh"), str(state)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    took = time.monotonic() - t0
+    if p.returncode != 0:
+        logs = (
+            "\n".join(
+                f"== {f.name}\n"
+                + "\n".join(f.read_text(errors="replace").splitlines()[-15:])
+                for f in sorted((state / "log").glob("*"))
+                if f.is_file()
+            )
+            if (state / "log").is_dir()
+            else ""
+        )
+        pytest.fail(f"cluster bring-up failed:\n{p.stdout}\n{p.stderr}\n{logs}")
+    env = {}
+    for line in (state / "env").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            env[k] = v
+    print(f"\n[slurm] {p.stdout.strip()} (measured {took:.1f} s)", file=sys.stderr)
+    c = Cluster(state=state, env=env, bringup_s=took)
+    c.info["before"] = others
+    yield c
+    c.down()
+    if c.info.get("teardown_rc"):
+        pytest.fail(f"cluster tear-down failed: {c.info.get('teardown_out')}")
+
+
+# ------------------------------------------------------------------ workflow helpers
+
+
+def default_config(**over: Any) -> dict[str, Any]:
+    """The shipped default campaign (config/config.yaml) with the given keys replaced."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg.update(over)
+    cfg.setdefault("build", {})["dir"] = str(KERNELS)
+    return cfg
+
+
+def kernels_or_skip(*backends: str) -> None:
+    missing = [b for b in backends if not (KERNELS / f"aes-{b}").exists()]
+    if missing:
+        pytest.skip(
+            f"kernels not built (scripts/build-kernels.sh build/kernels): {missing}"
+        )
+
+
+# Test-only settings on top of profiles/slurm: quicker first status check.
+FAST = ("--slurm-init-seconds-before-status-checks", "3")
+
+
+def snakemake_cmd(
+    workdir: Path, config: dict[str, Any] | None, *args: str
+) -> list[str]:
+    workdir.mkdir(parents=True, exist_ok=True)
+    cmd = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(workdir)]
+    if config is not None:
+        cfgfile = workdir / "campaign.yaml"
+        cfgfile.write_text(yaml.safe_dump(config))
+        cmd += ["--configfile", str(cfgfile)]
+    return cmd + ["--profile", str(ROOT / "profiles" / "slurm"), *FAST, *args]
+
+
+def run_slurm(
+    workdir: Path, config: dict[str, Any] | None, *args: str, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``snakemake --profile profiles/slurm`` in ``workdir``; its output also lands in
+    workdir/snakemake.out."""
+    cmd = snakemake_cmd(workdir, config, *args)
+    with open(workdir / "snakemake.out", "a") as log:
+        p = subprocess.Popen(
+            cmd,
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=slurm_env(),
+            start_new_session=True,
+        )
+        try:
+            out, _ = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGTERM)
+            out, _ = p.communicate(timeout=60)
+            log.write(out)
+            raise AssertionError(
+                f"snakemake did not finish within {timeout} s:\n{out[-4000:]}"
+            ) from None
+        log.write(out)
+    return subprocess.CompletedProcess(cmd, p.returncode, out, "")
+
+
+def records(raw_dir: Path) -> dict[str, list[dict[str, Any]]]:
+    out = {}
+    for f in sorted(raw_dir.glob("*.jsonl")):
+        out[f.stem] = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
+    return out
+
+
+def submitted_jobs(text: str) -> list[str]:
+    """Slurm job ids the plugin reported as submitted in Snakemake's output."""
+    import re
+
+    return re.findall(r"submitted with SLURM jobid (\d+)", text)
+
+
+# ======================================================================== the cluster
+
+HELLO_C = r"""
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+  int rank, size, sum = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("hello size=%d sum=%d\n", size, sum);
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def test_cluster_is_up(cluster: Cluster) -> None:
+    """One idle node with 32 CPUs and a GPU, registered in accounting; bring-up time."""
+    print(f"[slurm] bring-up took {cluster.bringup_s:.1f} s")
+    line = cluster.run("sinfo", "-h", "-N", "-o", "%N|%c|%G|%T").strip()
+    node, cpus, gres, state = line.split("|")
+    assert node == cluster.node and cpus == "32" and "gpu:1" in gres, line
+    assert state == "idle", line
+    assert "cstest" in cluster.run(
+        "sacctmgr", "-n", "-P", "show", "cluster", "format=cluster"
+    )
+    assert "pmix" in cluster.run("srun", "--mpi=list") + cluster.run(
+        "srun", "--mpi=list", check=False
+    )
+
+
+def test_mpi_hello_srun_pmix(cluster: Cluster, tmp_path: Path) -> None:
+    """sbatch + srun --mpi=pmix runs Open MPI programs with 1, 2, 4 and 32 ranks."""
+    src = tmp_path / "hello.c"
+    src.write_text(HELLO_C)
+    subprocess.run(["mpicc", "-o", str(tmp_path / "hello"), str(src)], check=True)
+    script = tmp_path / "job.sh"
+    script.write_text(
+        "#!/bin/bash\nset -e\nfor n in 1 2 4 32; do\n"
+        f"  srun --mpi=pmix -n $n {tmp_path / 'hello'}\ndone\n"
+    )
+    script.chmod(0o755)
+    out = tmp_path / "job.out"
+    cluster.run(
+        "sbatch",
+        "--wait",
+        "-n",
+        "32",
+        "-o",
+        str(out),
+        "-D",
+        str(tmp_path),
+        str(script),
+        timeout=240,
+    )
+    lines = [x for x in out.read_text().splitlines() if x.startswith("hello")]
+    assert lines == [f"hello size={n} sum={n * (n - 1) // 2}" for n in (1, 2, 4, 32)], (
+        out.read_text()
+    )
+
+
+def test_oversize_request_is_refused_at_once(cluster: Cluster) -> None:
+    """33 tasks on the 32-CPU partition: sbatch fails at submission (EnforcePartLimits),
+    it does not leave a job pending forever."""
+    t0 = time.monotonic()
+    p = subprocess.run(
+        ["sbatch", "-n", "33", "--wrap", "true"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=slurm_env(),
+        check=False,
+    )
+    assert p.returncode != 0, p.stdout
+    assert "sbatch: error" in p.stderr, p.stderr
+    assert time.monotonic() - t0 < 30
+    print(f"[slurm] 33 tasks refused: {p.stderr.strip()}")
+
+
+# ======================================================================== packing
+
+
+def pack_config() -> dict[str, Any]:
+    """1,000 small points: 25 sizes x 2 ops x (2 modes x 6 native + 8 EVP ciphers)."""
+    return default_config(
+        campaign="pack1000",
+        sizes=[f"{k}KiB" for k in range(1, 26)],
+        modes=["ecb", "ctr"],
+        ops=["encrypt", "decrypt"],
+        reps=1,
+        warmup=0,
+        backends={
+            "seq": {"impls": ["ref", "ttable"]},
+            "omp": {"impls": ["ttable"], "threads": [2, 4]},
+            "mpi": {"impls": ["ttable"], "ranks": [2, 4]},
+            "openssl": {
+                "ciphers": [
+                    "aes-128-ecb",
+                    "aes-128-cbc",
+                    "aes-128-ctr",
+                    "aes-128-cfb",
+                    "aes-128-ofb",
+                    "aes-256-ecb",
+                    "aes-256-cbc",
+                    "aes-256-ctr",
+                ]
+            },
+        },
+    )
+
+
+def planned_submissions(text: str) -> tuple[int, dict[str, int]]:
+    """Slurm jobs a dry run of the Slurm profile plans: one per group job plus one per
+    job outside any group that is not a local rule."""
+    import re
+
+    local = {"all", "gather", "tables", "plots"}
+    groups = re.findall(r"\] Group job (\S+) ", text)
+    single = [
+        m
+        for m in re.findall(r"^(?:local)?rule (\w+):", text, flags=re.MULTILINE)
+        if m not in local
+    ]
+    kinds: dict[str, int] = {}
+    for g in groups:
+        kind = g.rsplit("-", 0)[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    for r in single:
+        kinds[r] = kinds.get(r, 0) + 1
+    return len(groups) + len(single), kinds
+
+
+def test_packing_1000_points_dry_run(tmp_path: Path) -> None:
+    """A 1,000-point sweep of small sizes plans at most 40 Slurm jobs (dry run of the
+    Slurm profile: the group jobs Snakemake would submit)."""
+    cfg = pack_config()
+    cmd = snakemake_cmd(tmp_path, cfg, "-n")
+    p = subprocess.run(
+        cmd,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=slurm_env(),
+        check=False,
+    )
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    text = p.stdout + p.stderr
+    assert "bench         1000" in text or "bench        1000" in text, text[-2000:]
+    n, kinds = planned_submissions(text)
+    print(f"[slurm] 1000 points -> {n} planned Slurm jobs: {kinds}")
+    assert n <= 40, kinds
+    # every bench job is in a group (no bench job is submitted alone)
+    assert "bench" not in kinds
+
+
+# ======================================================================== the campaign
+
+
+@dataclass
+class CampaignRun:
+    workdir: Path
+    config: dict[str, Any]
+    proc: subprocess.CompletedProcess[str]
+    cancelled: list[str]
+    wall_s: float
+
+    @property
+    def res(self) -> Path:
+        return self.workdir / "results" / self.config["campaign"]
+
+
+def _scancel_when_running(pattern: str, done: list[str], stop: Any) -> None:
+    """Cancel (once) the first running Slurm job whose comment contains ``pattern``."""
+    while not stop.is_set():
+        try:
+            out = subprocess.run(
+                ["squeue", "-h", "-o", "%i|%T|%k|%M"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                env=slurm_env(),
+                check=False,
+            ).stdout
+        except subprocess.TimeoutExpired:
+            continue
+        for line in out.splitlines():
+            jid, state, comment, elapsed = (line.split("|") + ["", "", "", ""])[:4]
+            if (
+                state == "RUNNING"
+                and pattern in comment
+                and elapsed not in ("0:00", "0:01")
+            ):
+                subprocess.run(
+                    ["scancel", jid], env=slurm_env(), check=False, timeout=20
+                )
+                done.append(jid)
+                return
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def campaign(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> CampaignRun:
+    """The default campaign through `snakemake --profile profiles/slurm`, sized for a
+    2-core test machine (one size, 2 repetitions), with MPI at 1, 2, 4 and 32 ranks, a
+    CUDA point (when aes-cuda was built), one point whose output is corrupted on purpose
+    (fails verification), and the 32-rank allocation cancelled with scancel while it
+    runs."""
+    import threading
+
+    kernels_or_skip("seq", "omp", "mpi", "openssl")
+    backends: dict[str, Any] = {
+        "seq": {"impls": ["ttable"]},
+        "omp": {"impls": ["ttable"], "threads": [2]},
+        "mpi": {"impls": ["ttable"], "ranks": [1, 2, 4, 32]},
+        "openssl": {"ciphers": ["aes-128-ctr"]},
+    }
+    if (KERNELS / "aes-cuda").exists():
+        backends["cuda"] = {"impls": ["auto"], "block_threads": [256], "gpus": [1]}
+    cfg = default_config(
+        campaign="slurm",
+        sizes=["1KiB"],
+        reps=2,
+        warmup=0,
+        backends=backends,
+        debug={"inject_fault": ["omp-*"]},
+    )
+    workdir = tmp_path_factory.mktemp("campaign")
+    cancelled: list[str] = []
+    stop = threading.Event()
+    t = threading.Thread(target=_scancel_when_running, args=("r32", cancelled, stop))
+    t.start()
+    t0 = time.monotonic()
+    try:
+        proc = run_slurm(workdir, cfg, timeout=420)
+    finally:
+        stop.set()
+        t.join(timeout=30)
+    run = CampaignRun(workdir, cfg, proc, cancelled, time.monotonic() - t0)
+    print(
+        f"\n[slurm] campaign took {run.wall_s:.0f} s; cancelled: {cancelled}",
+        file=sys.stderr,
+    )
+    return run
+
+
+def test_campaign_completes_with_tables(campaign: CampaignRun) -> None:
+    p = campaign.proc
+    assert p.returncode == 0, p.stdout[-5000:]
+    tables = sorted(x.name for x in (campaign.res / "tables").glob("*.csv"))
+    assert "speedup.csv" in tables or any("speedup" in t for t in tables), tables
+    assert (campaign.res / "measurements.csv").exists()
+    recs = records(campaign.res / "raw")
+    assert len(recs) == (8 if "cuda" in campaign.config["backends"] else 7), sorted(
+        recs
+    )
+
+
+def test_jobs_went_through_sbatch_and_records_match_sacct(
+    cluster: Cluster, campaign: CampaignRun
+) -> None:
+    """Every record names the Slurm job and node list that ran it, as sacct has them."""
+    recs = records(campaign.res / "raw")
+    ids = {r[0]["slurm_job_id"] for r in recs.values()}
+    assert None not in ids and ids, recs
+    cluster.wait_accounted({str(i) for i in ids})
+    acct = {r["JobID"]: r for r in cluster.sacct("-X")}
+    submitted = set(submitted_jobs(campaign.proc.stdout))
+    for point, rs in recs.items():
+        for r in rs:
+            jid = str(r["slurm_job_id"])
+            assert jid in submitted, (point, jid, submitted)
+            assert jid in acct, (point, jid)
+            assert r["slurm_nodelist"] == acct[jid]["NodeList"] == cluster.node, (
+                point,
+                r,
+            )
+            assert acct[jid]["State"] == "COMPLETED", (point, acct[jid])
+            assert "--exclusive" not in r.get("launch_line", "")
+
+
+def test_mpi_points_launched_by_srun(cluster: Cluster, campaign: CampaignRun) -> None:
+    """MPI points with 1, 2, 4 and 32 ranks ran under srun --mpi=pmix inside their
+    allocation: the launch line says so and sacct shows a step with that many tasks."""
+    recs = records(campaign.res / "raw")
+    seen = set()
+    for point, rs in recs.items():
+        if not point.startswith("mpi-"):
+            continue
+        r = rs[0]
+        assert r["status"] == "ok", (point, r.get("reason"))
+        assert r["launch_line"].startswith("srun --mpi=pmix "), r["launch_line"]
+        assert r["ranks"] == int(point.split("-r")[1].split("-")[0])
+        steps = cluster.sacct("-j", str(r["slurm_job_id"]))
+        ntasks = {s["NTasks"] for s in steps if "." in s["JobID"]}
+        assert str(r["ranks"]) in ntasks, (point, steps)
+        seen.add(r["ranks"])
+    assert seen == {1, 2, 4, 32}
+
+
+def test_benchmark_jobs_are_exclusive(cluster: Cluster, campaign: CampaignRun) -> None:
+    """cluster.exclusive (default on): a benchmark allocation holds the whole node."""
+    recs = records(campaign.res / "raw")
+    seq = next(r[0] for p, r in recs.items() if p.startswith("seq-"))
+    row = cluster.sacct("-X", "-j", str(seq["slurm_job_id"]))[0]
+    assert "cpu=32" in row["AllocTRES"], row
+
+
+def test_cuda_point_gets_the_gpu_allocation(
+    cluster: Cluster, campaign: CampaignRun
+) -> None:
+    """CUDA-shaped point, ALLOCATION ONLY: this machine has no GPU, so the test checks
+    that the point's Slurm job asked for and got the (fake) GPU and that aes-cuda was
+    built; the kernel itself cannot run here and its point is marked failed."""
+    if "cuda" not in campaign.config["backends"]:
+        pytest.skip("aes-cuda was not built (no nvcc): no CUDA point in the campaign")
+    recs = records(campaign.res / "raw")
+    point, rs = next((p, r) for p, r in recs.items() if p.startswith("cuda-"))
+    r = rs[0]
+    row = cluster.sacct("-X", "-j", str(r["slurm_job_id"]))[0]
+    assert "gres/gpu=1" in row["ReqTRES"], row
+    assert "gres/gpu=1" in row["AllocTRES"], row
+    others = [
+        cluster.sacct("-X", "-j", str(x[0]["slurm_job_id"]))[0]["ReqTRES"]
+        for p, x in recs.items()
+        if not p.startswith("cuda-")
+    ]
+    assert not any("gres/gpu" in o for o in others), others
+    assert (KERNELS / "aes-cuda").exists()
+    print(
+        f"[slurm] CUDA point {point}: allocation only (no GPU on this machine): "
+        f"Slurm job {r['slurm_job_id']} requested {row['ReqTRES']}; aes-cuda is built; "
+        f"kernel status {r['status']}: {r.get('reason')}"
+    )
+
+
+def test_verification_failure_is_marked_and_others_complete(
+    campaign: CampaignRun,
+) -> None:
+    recs = records(campaign.res / "raw")
+    omp = [r for p, r in recs.items() if p.startswith("omp-")]
+    assert omp and all(
+        len(r) == 1 and r[0]["status"] == "failed" and "verification" in r[0]["reason"]
+        for r in omp
+    ), omp
+    for p, r in recs.items():
+        if p.startswith(("seq-", "mpi-", "openssl-")):
+            assert all(x["status"] == "ok" for x in r) and len(r) == 2, (p, r)
+    failures = (campaign.res / "failures.csv").read_text()
+    assert "omp-" in failures
+
+
+def test_scancelled_job_is_retried(cluster: Cluster, campaign: CampaignRun) -> None:
+    """The 32-rank allocation was cancelled with scancel while it ran; Snakemake
+    submitted it again and its points are complete (nothing lost)."""
+    assert campaign.cancelled, "no running 32-rank allocation was seen to cancel"
+    jid = campaign.cancelled[0]
+    cluster.wait_accounted({jid})
+    row = cluster.sacct("-X", "-j", jid)[0]
+    assert row["State"].startswith("CANCELLED"), row
+    recs = records(campaign.res / "raw")
+    r32 = {p: r for p, r in recs.items() if "-r32-" in p}
+    assert r32 and all(x["status"] == "ok" for r in r32.values() for x in r)
+    assert all(str(x["slurm_job_id"]) != jid for r in r32.values() for x in r)
+    assert "SLURM status is: 'CANCELLED'" in campaign.proc.stdout
+
+
+def test_packed_points_share_an_allocation_one_after_another(
+    campaign: CampaignRun,
+) -> None:
+    """Points of one resource shape ran in one allocation, one after another: in the
+    allocation's log every point starts only after the one before it finished."""
+    import re
+
+    recs = records(campaign.res / "raw")
+    by_job: dict[str, list[str]] = {}
+    for p, rs in recs.items():
+        by_job.setdefault(str(rs[0]["slurm_job_id"]), []).append(p)
+    packed = {j: v for j, v in by_job.items() if len(v) > 1}
+    assert packed, by_job  # seq, openssl and the 1-rank MPI point share one shape
+    logs = campaign.workdir / ".snakemake" / "slurm_logs"
+    for jid, points in packed.items():
+        log = next(logs.glob(f"group_*/{jid}.log"))
+        text = log.read_text()
+        events = "".join(
+            "S" if "localrule bench:" in line else "F"
+            for line in text.splitlines()
+            if "localrule bench:" in line
+            or re.search(r"Finished jobid: \d+ \(Rule: bench\)", line)
+        )
+        assert events.count("S") == len(points), (jid, points, events)
+        assert "SS" not in events, f"points overlap in allocation {jid}: {events}"
+        print(f"[slurm] allocation {jid}: {len(points)} points one after another")
+
+
+# ======================================================================== refusals
+
+
+def _job_count(cluster: Cluster) -> int:
+    return len(cluster.sacct("-X"))
+
+
+def test_33_ranks_rejected_by_config_validation(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """First line of defence: 33 ranks with cluster.max_ranks 32 is a config error,
+    reported at once, before anything is submitted."""
+    kernels_or_skip("seq", "mpi")
+    before = _job_count(cluster)
+    cfg = default_config(
+        campaign="r33",
+        sizes=["1KiB"],
+        backends={"mpi": {"impls": ["ttable"], "ranks": [33]}},
+    )
+    t0 = time.monotonic()
+    p = run_slurm(tmp_path, cfg, timeout=120)
+    assert p.returncode != 0
+    assert "max_ranks" in p.stdout and "33" in p.stdout, p.stdout[-2000:]
+    assert time.monotonic() - t0 < 60
+    assert _job_count(cluster) == before
+    print(f"[slurm] config error: {p.stdout.strip().splitlines()[-1]}")
+
+
+def test_33_ranks_refused_by_the_cluster_not_a_hang(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Second line: a config that claims bigger nodes than the partition has (64 cores)
+    passes validation; Slurm refuses the 33-task job at submission (EnforcePartLimits)
+    and Snakemake stops with sbatch's message instead of waiting."""
+    kernels_or_skip("seq", "mpi")
+    cfg = default_config(
+        campaign="r33slurm",
+        sizes=["1KiB"],
+        backends={"mpi": {"impls": ["ttable"], "ranks": [33]}},
+        cluster={"cores_per_node": 64, "max_ranks": 64},
+    )
+    t0 = time.monotonic()
+    p = run_slurm(tmp_path, cfg, timeout=240)
+    took = time.monotonic() - t0
+    assert p.returncode != 0, p.stdout[-3000:]
+    assert "SLURM sbatch failed" in p.stdout, p.stdout[-3000:]
+    assert "--ntasks=33" in p.stdout
+    msg = next(x for x in p.stdout.splitlines() if "sbatch failed" in x)
+    print(f"[slurm] refused after {took:.0f} s: {msg.strip()}")
+
+
+# ======================================================================== resume
+
+
+def test_killed_snakemake_resumes_without_redoing_points(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """`kill` (SIGTERM) the snakemake process mid-campaign: it cancels its Slurm jobs
+    and stops; running it again submits only what is missing, and points that had
+    finished keep their raw files untouched."""
+    kernels_or_skip("seq", "openssl")
+    cfg = default_config(
+        campaign="resume",
+        sizes=["1KiB", "2KiB", "4KiB"],
+        reps=1,
+        warmup=0,
+        backends={
+            "seq": {"impls": ["ttable"]},
+            "openssl": {"ciphers": ["aes-128-ctr"]},
+        },
+        cluster={"pack_size": 2},
+    )
+    raw = tmp_path / "results" / "resume" / "raw"
+    cmd = snakemake_cmd(tmp_path, cfg)
+    with open(tmp_path / "first.out", "w") as out:
+        p = subprocess.Popen(
+            cmd,
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=slurm_env(),
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 240
+        while len(list(raw.glob("*.jsonl"))) < 2 and p.poll() is None:
+            assert time.monotonic() < deadline, "no point finished in time"
+            time.sleep(0.3)
+        p.send_signal(signal.SIGTERM)
+        p.wait(timeout=120)
+    first = (tmp_path / "first.out").read_text()
+    done = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
+    assert 2 <= len(done) < 6, (sorted(done), first[-3000:])
+    first_jobs = set(submitted_jobs(first))
+    # snakemake cancelled what it had running or queued
+    deadline = time.monotonic() + 60
+    while any(j in cluster.run("squeue", "-h", "-o", "%i").split() for j in first_jobs):
+        assert time.monotonic() < deadline, "jobs of the killed run are still queued"
+        time.sleep(0.5)
+
+    again = run_slurm(tmp_path, cfg, timeout=300)
+    assert again.returncode == 0, again.stdout[-4000:]
+    after = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
+    assert len(after) == 6, sorted(after)
+    for name, mtime in done.items():
+        assert after[name] == mtime, f"{name} was redone"
+    second_jobs = submitted_jobs(again.stdout)
+    # 6 points in allocations of 2: the rerun needs at most the allocations not done
+    assert 1 <= len(second_jobs) <= 3 - len(done) // 2, second_jobs
+    print(
+        f"[slurm] killed after {len(done)} of 6 points; rerun submitted "
+        f"{len(second_jobs)} job(s) and left {len(done)} raw files untouched"
+    )
+
+
+# ======================================================================== tear-down
+
+
+def test_teardown_leaves_no_daemons(cluster: Cluster) -> None:
+    """Tear-down stops every daemon it started (by PID) and restores /etc/slurm."""
+    cluster.down()
+    assert cluster.info["teardown_rc"] == 0, cluster.info["teardown_out"]
+    print(f"[slurm] tear-down took {cluster.info['teardown_s']:.1f} s")
+    assert daemon_pids(cluster.state) == {}
+    left = {
+        pid: name
+        for pid, name in daemon_pids().items()
+        if pid not in cluster.info["before"]
+    }
+    assert left == {}, f"left running: {left}"
+    conf = Path("/etc/slurm/slurm.conf")
+    assert not conf.exists() or "ciphersweep test cluster" not in conf.read_text()
