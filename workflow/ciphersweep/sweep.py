@@ -254,7 +254,12 @@ def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
         if resources(p, cluster)["runtime"] > limit:
             continue
         out[p.id] = f"pack-{shape(p, cluster)}"
-    return out
+    # A shape with one point gains nothing from a group, and a single job keeps the
+    # scheduler's own message when Slurm refuses it (Snakemake drops it for groups).
+    count: dict[str, int] = {}
+    for g in out.values():
+        count[g] = count.get(g, 0) + 1
+    return {pid: g for pid, g in out.items() if count[g] > 1}
 
 
 def group_components(groups: dict[str, str], cluster: dict[str, Any]) -> dict[str, int]:
