@@ -15,13 +15,19 @@
 # Knobs (environment): CS_SLURM_PORT_BASE (default 16817: slurmctld, +1 slurmd,
 # +2 slurmdbd, +3 MariaDB), CS_SLURM_CPUS (default 32: CPUs the node declares,
 # whatever the real core count), CS_SLURM_PARTITION (default "debug"),
-# CS_SLURM_CLUSTER (default "cstest").
+# CS_SLURM_CLUSTER (default "cstest"), CS_SLURM_ACCOUNTING (default "slurmdbd"; "none":
+# no MariaDB and no slurmdbd, as on clusters without accounting), CS_SLURM_MINJOBAGE
+# (default 600 s: how long slurmctld keeps finished jobs, i.e. what squeue can see).
 set -euo pipefail
 
 die() { echo "cluster/up: $*" >&2; exit 1; }
 [ $# -eq 1 ] || die "usage: $0 STATE_DIR"
 [ "$(id -u)" -eq 0 ] || die "must run as root (it starts munged, mariadbd and the Slurm daemons)"
-for exe in munged mungekey mariadb-install-db mariadbd mariadb slurmdbd slurmctld slurmd sinfo sacctmgr scontrol; do
+accounting=${CS_SLURM_ACCOUNTING:-slurmdbd}
+case "$accounting" in slurmdbd | none) ;; *) die "CS_SLURM_ACCOUNTING: '$accounting' (allowed: slurmdbd, none)" ;; esac
+need="munged mungekey slurmctld slurmd sinfo scontrol"
+[ "$accounting" = slurmdbd ] && need="$need mariadb-install-db mariadbd mariadb slurmdbd sacctmgr"
+for exe in $need; do
   command -v "$exe" >/dev/null 2>&1 || die "$exe not found: install the packages in scripts/apt-test.txt"
 done
 
@@ -70,6 +76,7 @@ CS_NODE=$node
 CS_PARTITION=$partition
 CS_CLUSTER=$cluster
 CS_CPUS=$cpus
+CS_ACCOUNTING=$accounting
 CS_MUNGE_SOCKET=$state/munge/munge.socket
 CS_DB_SOCKET=$state/dbrun/mysqld.sock
 SLURM_CONF=/etc/slurm/slurm.conf
@@ -112,6 +119,7 @@ record_pid munged "$state/run/munged.pid" 10
 wait_for munge 10 sh -c "munge -S '$state/munge/munge.socket' -n | unmunge -S '$state/munge/munge.socket'"
 
 # ---------------------------------------------------------------- MariaDB (private datadir)
+if [ "$accounting" = slurmdbd ]; then
 mariadb-install-db --no-defaults --datadir="$state/db" --user=root --auth-root-authentication-method=socket \
   --skip-test-db --skip-name-resolve >"$state/log/mariadb-install.log" 2>&1 \
   || die "mariadb-install-db failed (see $state/log/mariadb-install.log)"
@@ -129,6 +137,7 @@ CREATE USER 'slurm'@'localhost' IDENTIFIED BY '$dbpass';
 GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';
 GRANT ALL ON slurm_acct_db.* TO 'slurm'@'localhost';
 EOF
+fi
 
 # ---------------------------------------------------------------- Slurm configuration
 cat > "$state/etc/slurm.conf" <<EOF
@@ -163,22 +172,25 @@ SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=2
 InactiveLimit=0
 KillWait=5
-MinJobAge=600
+MinJobAge=${CS_SLURM_MINJOBAGE:-600}
 SlurmctldTimeout=30
 SlurmdTimeout=60
 MessageTimeout=20
+$(if [ "$accounting" = slurmdbd ]; then cat <<EOT
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=127.0.0.1
 AccountingStoragePort=$dbd_port
 AccountingStoragePass=$state/munge/munge.socket
 AccountingStorageTRES=gres/gpu
+EOT
+else echo "AccountingStorageType=accounting_storage/none"; fi)
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus Sockets=1 CoresPerSocket=$cpus ThreadsPerCore=1 RealMemory=$mem_mb Gres=gpu:1 State=UNKNOWN
 PartitionName=$partition Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 
-cat > "$state/etc/slurmdbd.conf" <<EOF
+[ "$accounting" = slurmdbd ] && cat > "$state/etc/slurmdbd.conf" <<EOF
 $marker
 AuthType=auth/munge
 AuthInfo=socket=$state/munge/munge.socket
@@ -195,7 +207,7 @@ StorageUser=slurm
 StoragePass=$dbpass
 StorageLoc=slurm_acct_db
 EOF
-chmod 600 "$state/etc/slurmdbd.conf"
+[ "$accounting" = slurmdbd ] && chmod 600 "$state/etc/slurmdbd.conf"
 
 cat > "$state/etc/cgroup.conf" <<EOF
 $marker
@@ -213,7 +225,7 @@ EOF
 
 # Install into /etc/slurm, backing up what was there.
 mkdir -p /etc/slurm
-for f in slurm.conf slurmdbd.conf cgroup.conf gres.conf; do
+for f in slurm.conf cgroup.conf gres.conf $([ "$accounting" = slurmdbd ] && echo slurmdbd.conf); do
   if [ -e "/etc/slurm/$f" ]; then cp -a "/etc/slurm/$f" "$state/etc-backup/$f"; fi
   echo "$f" >> "$state/etc-installed"
   cp -a "$state/etc/$f" "/etc/slurm/$f"
@@ -221,9 +233,11 @@ done
 export SLURM_CONF=/etc/slurm/slurm.conf
 
 # ---------------------------------------------------------------- slurmdbd, slurmctld, slurmd
-slurmdbd 2>>"$state/log/slurmdbd.log"
-record_pid slurmdbd "$state/run/slurmdbd.pid" 30
-wait_for slurmdbd 60 sacctmgr -n show cluster
+if [ "$accounting" = slurmdbd ]; then
+  slurmdbd 2>>"$state/log/slurmdbd.log"
+  record_pid slurmdbd "$state/run/slurmdbd.pid" 30
+  wait_for slurmdbd 60 sacctmgr -n show cluster
+fi
 
 slurmctld -f /etc/slurm/slurm.conf 2>>"$state/log/slurmctld.log"
 record_pid slurmctld "$state/run/slurmctld.pid" 30
@@ -232,10 +246,10 @@ wait_for slurmctld 30 scontrol ping
 slurmd -f /etc/slurm/slurm.conf 2>>"$state/log/slurmd.log"
 record_pid slurmd "$state/run/slurmd.pid" 30
 wait_for "node $node to become idle" 60 bash -c "sinfo -h -n '$node' -o %T | grep -qx idle"
-wait_for "cluster $cluster in accounting" 60 bash -c "sacctmgr -n -P show cluster format=cluster | grep -qx '$cluster'"
+[ "$accounting" = none ] || wait_for "cluster $cluster in accounting" 60 bash -c "sacctmgr -n -P show cluster format=cluster | grep -qx '$cluster'"
 
 trap - EXIT
 t1=$(date +%s.%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
 echo "CS_BRINGUP_SECONDS=$secs" >> "$state/env"
-echo "cluster up in ${secs} s: node $node ($cpus CPUs, gpu:1), partition $partition, state $state"
+echo "cluster up in ${secs} s: node $node ($cpus CPUs, gpu:1), partition $partition, accounting $accounting, state $state"

@@ -886,3 +886,62 @@ def test_teardown_leaves_no_daemons(cluster: Cluster) -> None:
     assert left == {}, f"left running: {left}"
     conf = Path("/etc/slurm/slurm.conf")
     assert not conf.exists() or "ciphersweep test cluster" not in conf.read_text()
+
+
+# ======================================================================== no accounting
+
+
+def test_no_accounting_cluster_status_does_not_hang(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """A cluster without accounting (no slurmdbd; sacct has nothing): the profile's
+    squeue status still sees jobs end, so the campaign finishes. (With the plugin's
+    default, sacct, Snakemake would wait for the first job forever.) Runs on a second,
+    accounting-free private cluster once the first one is down."""
+    kernels_or_skip("seq")
+    cluster.down()
+    state = tmp_path / "noacct-cluster"
+    env = dict(os.environ, CS_SLURM_ACCOUNTING="none", CS_SLURM_MINJOBAGE="300")
+    up = subprocess.run(
+        [str(CLUSTER_DIR / "up.sh"), str(state)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert up.returncode == 0, up.stdout + up.stderr
+    try:
+        sacct = subprocess.run(
+            ["sacct", "-X"],
+            capture_output=True,
+            text=True,
+            env=slurm_env(),
+            timeout=30,
+            check=False,
+        )
+        assert "accounting storage is disabled" in sacct.stderr.lower(), sacct.stderr
+        cfg = default_config(
+            campaign="noacct",
+            sizes=["1KiB"],
+            reps=1,
+            warmup=0,
+            backends={"seq": {"impls": ["ttable"]}},
+        )
+        p = run_slurm(tmp_path / "wd", cfg, timeout=180)
+        assert p.returncode == 0, p.stdout[-3000:]
+        recs = records(tmp_path / "wd" / "results" / "noacct" / "raw")
+        assert [r[0]["status"] for r in recs.values()] == ["ok"]
+        print(f"[slurm] no accounting: {up.stdout.strip()}; campaign done via squeue")
+    finally:
+        down = subprocess.run(
+            [str(CLUSTER_DIR / "down.sh"), str(state)],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert daemon_pids(state) == {}
+    left = {p: n for p, n in daemon_pids().items() if p not in cluster.info["before"]}
+    assert left == {}, f"left running: {left}"
