@@ -40,10 +40,16 @@ if [ -f "$state/run/slurmctld.pid" ] && alive "$(cat "$state/run/slurmctld.pid")
   fi
 fi
 
-# 2. Daemons, newest first (slurmd, slurmctld, slurmdbd, mariadbd, munged).
-if [ -f "$state/pids" ]; then
-  tac "$state/pids" | while read -r name pid; do stop_pid "$name" "$pid"; done
-fi
+# 2. Daemons, newest first, in three waves: slurmd and slurmctld, then slurmdbd (it
+#    takes the controller's last messages), then mariadbd and munged.
+pid_of() { awk -v n="$1" '$1 == n {print $2}' "$state/pids" 2>/dev/null | tail -1; }
+for wave in "slurmd slurmctld" "slurmdbd" "mariadbd munged"; do
+  for name in $wave; do
+    pid=$(pid_of "$name")
+    [ -n "$pid" ] && stop_pid "$name" "$pid" &
+  done
+  wait
+done
 # Daemons whose PID file exists but that were not recorded (up.sh failed half-way).
 for p in "$state"/run/*.pid; do
   [ -f "$p" ] || continue
