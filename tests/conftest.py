@@ -1,76 +1,11 @@
-"""Shared test fixtures: the project root, the ciphersweep package on sys.path, and
-helpers to write campaign configs and run Snakemake in a private working directory."""
+"""pytest set-up shared by every test folder; the helpers themselves live in support.py."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "workflow"))
-
-VENV_BIN = ROOT / ".venv" / "bin"
-SNAKEMAKE = (
-    str(VENV_BIN / "snakemake") if (VENV_BIN / "snakemake").exists() else "snakemake"
-)
-KERNELS = ROOT / "build" / "kernels"
-
-
-def base_config(**over: Any) -> dict[str, Any]:
-    """A small valid campaign config (override keys with keyword arguments)."""
-    cfg: dict[str, Any] = {
-        "campaign": "t",
-        "sizes": ["1KiB", "64KiB"],
-        "modes": ["ctr"],
-        "ops": ["encrypt"],
-        "reps": 3,
-        "warmup": 1,
-        "backends": {
-            "seq": {"impls": ["ttable"]},
-            "omp": {"impls": ["ttable"], "threads": [2]},
-            "mpi": {"impls": ["ttable"], "ranks": [1, 2]},
-            "openssl": {"ciphers": ["aes-128-ctr"]},
-        },
-        "cluster": {"cores_per_node": 32, "max_ranks": 32},
-    }
-    cfg.update(over)
-    return cfg
-
-
-def run_snakemake(
-    workdir: Path,
-    config: dict[str, Any] | None,
-    *args: str,
-    profile: str | None = "local",
-    timeout: int = 300,
-) -> subprocess.CompletedProcess[str]:
-    """Run the project's Snakefile in ``workdir`` with ``config`` as the campaign file."""
-    workdir.mkdir(parents=True, exist_ok=True)
-    cmd = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(workdir)]
-    if config is not None:
-        cfgfile = workdir / "campaign.yaml"
-        cfgfile.write_text(yaml.safe_dump(config))
-        cmd += ["--configfile", str(cfgfile)]
-    if profile:
-        cmd += ["--profile", str(ROOT / "profiles" / profile)]
-    cmd += list(args)
-    env = dict(os.environ)
-    env.setdefault("USER", "root")
-    return subprocess.run(
-        cmd,
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
+from support import ROOT
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from ciphersweep import config as cs_config
 from ciphersweep.units import parse_size, size_label
-from conftest import ROOT, SNAKEMAKE, base_config
+from support import ROOT, SNAKEMAKE, base_config
 
 
 def test_valid_config_gets_defaults(tmp_path: Path) -> None:

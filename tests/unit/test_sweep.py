@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from ciphersweep import config as cs_config
 from ciphersweep import sweep
-from conftest import ROOT, base_config
+from support import ROOT, base_config
 
 
 def _points(cfg: dict) -> list[sweep.Point]:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import KERNELS, ROOT, SNAKEMAKE, base_config, run_snakemake
+from support import KERNELS, ROOT, SNAKEMAKE, base_config, run_snakemake
 
 CONFIGS = [
     ROOT / "config" / "config.yaml",
