@@ -41,7 +41,7 @@ def synthetic(points: int) -> dict:
             "seq": {"impls": ["ref", "ttable"]},
             "omp": {"impls": ["ref", "ttable"], "threads": [2, 4, 8, 16]},
             "mpi": {"impls": ["ref", "ttable"], "ranks": [2, 4, 8, 16, 32]},
-            "cuda": {"impls": ["ttable"], "block_threads": [128, 256], "gpus": [1]},
+            "cuda": {"impls": ["gpu-ttable"], "block_threads": [128, 256], "gpus": [1]},
         },
         "cluster": {"cores_per_node": 32, "max_ranks": 32},
     }

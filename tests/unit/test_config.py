@@ -98,6 +98,10 @@ BAD = {
         lambda c: c["backends"].update(cuda={"gpus": [2]}),
         ["backends.cuda.gpus[0]", "gpus_per_node"],
     ),
+    "cuda impl": (
+        lambda c: c["backends"].update(cuda={"impls": ["ttable"]}),
+        ["backends.cuda.impls[0]", "auto, gpu-ttable"],
+    ),
     "block threads": (
         lambda c: c["backends"].update(cuda={"block_threads": [100]}),
         ["block_threads[0]", "multiples of 32"],

@@ -21,7 +21,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schem
 
 BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda")
 CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes")
-CUDA_IMPLS = ("auto", "ttable", "ref", "gpu-ttable", "gpu-ref")
+CUDA_IMPLS = ("auto", "gpu-ttable")  # what aes-cuda accepts
 # Characters that would let a string do something in a shell (or in Snakemake's shell
 # formatting) if it ever reached one.
 SHELL_META = set(";&|`$<>()\\'\"{}\n\r\t*?!#~")
