@@ -196,3 +196,15 @@ def test_kernel_args() -> None:
         "--block-threads",
         "128",
     ]
+
+
+def test_omp_threads_pinned_unless_user_says_otherwise(monkeypatch) -> None:
+    plat = launch.Platform(where="local", kernel_dir="/k", cores=2)
+    monkeypatch.delenv("OMP_PROC_BIND", raising=False)
+    monkeypatch.delenv("OMP_PLACES", raising=False)
+    ln = launch.build(_p("omp", ranks=1, threads=2), plat, ARGS)
+    assert ln.env == {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+    monkeypatch.setenv("OMP_PLACES", "threads")
+    ln = launch.build(_p("omp", ranks=1, threads=2), plat, ARGS)
+    assert ln.env == {"OMP_PROC_BIND": "close"}
+    assert launch.build(_p("seq", ranks=1), plat, ARGS).env == {}

@@ -170,6 +170,8 @@ def build(
     """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
     host, oversub = host_launcher(point, plat)
     cont, env = container_prefix(point, plat)
+    if point.backend == "omp":
+        env = {**omp_binding_env(), **env}
     if host and host[0] == "mpirun" and plat.where == "slurm":
         env = {**slurm_allocation_env(), **env}
     argv = (
@@ -180,6 +182,14 @@ def build(
         + list(args)
     )
     return Launch(argv=argv, oversubscribed=oversub, env=env)
+
+
+def omp_binding_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """OpenMP threads pinned one per core, so that a thread never migrates during a
+    timed region; settings already in the user's environment win."""
+    env = os.environ if environ is None else environ
+    want = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+    return {k: v for k, v in want.items() if k not in env}
 
 
 def slurm_allocation_env(

@@ -247,6 +247,11 @@ def run_point(
         )
         ln = cs_launch.build(point, plat, args, energy_prefix=prefix)
         print(f"point: {point.id}", file=log)
+        if ln.env:
+            print(
+                "env: " + " ".join(f"{k}={v}" for k, v in sorted(ln.env.items())),
+                file=log,
+            )
         print(f"launch: {ln.text}", file=log, flush=True)
         env = dict(os.environ)
         env.update(ln.env)
