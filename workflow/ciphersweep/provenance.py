@@ -153,11 +153,13 @@ def slurm_ids(env: Mapping[str, str] | None = None) -> dict[str, str | None]:
     task = e.get("SLURM_ARRAY_TASK_ID")
     if array and task:
         job = f"{array}_{task}"
+    nodelist = e.get("SLURM_JOB_NODELIST") or e.get("SLURM_NODELIST")
+    if job and not nodelist:
+        # inside a Snakemake job step only SLURM_JOB_ID is passed on: ask Slurm
+        nodelist = _run(["squeue", "-h", "-j", job, "-o", "%N"])
     return {
         "slurm_job_id": job or None,
-        "slurm_nodelist": e.get("SLURM_JOB_NODELIST")
-        or e.get("SLURM_NODELIST")
-        or None,
+        "slurm_nodelist": nodelist or None,
     }
 
 

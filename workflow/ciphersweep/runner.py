@@ -8,7 +8,6 @@ deletes such files so that exactly those points run again.
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import os
 import socket
@@ -23,6 +22,7 @@ from typing import Any, TextIO
 import yaml
 
 from . import launch as cs_launch
+from . import provenance as cs_prov
 from .sweep import Point
 
 RECORD_SCHEMA = (
@@ -47,20 +47,6 @@ def validate_record(rec: dict[str, Any]) -> str | None:
     return f"{where}: {err.message}"
 
 
-def git_rev(project: str | Path) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(project), "rev-parse", "HEAD"],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
 def image_digest(digest_file: str | None) -> str | None:
     if not digest_file or not os.path.exists(digest_file):
         return None
@@ -69,30 +55,6 @@ def image_digest(digest_file: str | None) -> str | None:
         return None
     d = text[0]
     return d if d.startswith("sha256:") else f"sha256:{d}"
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _slurm_nodelist(env: dict[str, str]) -> str | None:
-    for key in ("SLURM_JOB_NODELIST", "SLURM_NODELIST"):
-        if env.get(key):
-            return env[key]
-    job = env.get("SLURM_JOB_ID")
-    if not job:
-        return None
-    try:
-        out = subprocess.run(
-            ["squeue", "-h", "-j", job, "-o", "%N"],
-            check=False,
-            capture_output=True,
-            text=True,
-            timeout=15,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None
 
 
 @dataclass
@@ -173,7 +135,7 @@ def failure_record(
         "joules": None,
         "energy_source": None,
         "host": socket.gethostname(),
-        "timestamp": _now(),
+        "timestamp": cs_prov.utc_now(),
         "launch_line": launch_line,
     }
 
@@ -181,20 +143,19 @@ def failure_record(
 def _orchestrator_fields(
     point: Point, spec: RunSpec, launch_line: str, oversub: bool
 ) -> dict[str, Any]:
-    env = dict(os.environ)
     return {
-        "campaign": spec.campaign,
-        "point": point.id,
+        **cs_prov.orchestrator_fields(
+            campaign=spec.campaign,
+            point=point.id,
+            image=spec.image,
+            runtime=spec.runtime,
+            launch_line=launch_line,
+            git_rev=spec.git_rev,
+            digest=image_digest(spec.image_digest_file),
+        ),
         "size_label": point.size_label,
         "input_name": point.input_name,
-        "git_rev": spec.git_rev,
-        "image": spec.image,
-        "image_digest": image_digest(spec.image_digest_file),
-        "runtime": spec.runtime,
-        "launch_line": launch_line,
         "oversubscribed": oversub,
-        "slurm_job_id": env.get("SLURM_JOB_ID"),
-        "slurm_nodelist": _slurm_nodelist(env) if env.get("SLURM_JOB_ID") else None,
     }
 
 

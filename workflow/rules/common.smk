@@ -14,6 +14,7 @@ sys.path.insert(0, str(PROJECT / "workflow"))
 
 from ciphersweep import config as cs_config  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
+from ciphersweep import provenance as cs_prov  # noqa: E402
 from ciphersweep import records as cs_records  # noqa: E402
 from ciphersweep import runner as cs_runner  # noqa: E402
 from ciphersweep import sweep as cs_sweep  # noqa: E402
@@ -55,7 +56,7 @@ BACKENDS = sorted({p.backend for p in POINT_LIST})
 NATIVE_BACKENDS = sorted(set(BACKENDS) | {"seq"})  # aes-seq also generates the inputs
 IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
-GIT_REV = cs_runner.git_rev(PROJECT)
+GIT_REV = cs_prov.git_revision(PROJECT)
 
 # Packed groups: points of one shape share allocations of up to cluster.pack_size
 # points (a --group-components given on the command line wins).
