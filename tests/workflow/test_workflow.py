@@ -142,6 +142,18 @@ def test_end_to_end_tables_come_from_measurements(tmp_path: Path) -> None:
             assert (res / "tables" / f"{name}.{ext}").stat().st_size > 0
     for plot in ("time_vs_size", "speedup_vs_p", "throughput"):
         assert (res / "plots" / f"{plot}.png").read_bytes()[:4] == b"\x89PNG"
+    # the HTML report holds the tables and plots with their captions
+    report = res / "report.html"
+    rep = run_snakemake(tmp_path, _tiny(), "--report", str(report), timeout=300)
+    assert rep.returncode == 0, rep.stderr[-3000:]
+    html = report.read_text(errors="replace")
+    for needle in (
+        "speedup.csv",
+        "time_vs_size.png",
+        "laid out like the reference study",  # workflow/report/tables.rst
+        "Provenance",
+    ):
+        assert needle in html, needle
     # nothing left to do
     again = run_snakemake(tmp_path, _tiny(), "-n", timeout=120)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
