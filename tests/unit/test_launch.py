@@ -30,9 +30,12 @@ ARGS = ["--impl", "ttable"]
 def test_local_mpi_within_cores() -> None:
     plat = launch.Platform(where="local", kernel_dir="/k", cores=2, is_root=False)
     ln = launch.build(_p(ranks=2), plat, ARGS)
-    assert ln.argv == ["mpirun", "-np", "2", "/k/aes-mpi", "--impl", "ttable"]
-    assert ln.text == "mpirun -np 2 /k/aes-mpi --impl ttable"
+    assert ln.argv == ["mpirun", "-np", "2", "--mca", "pml", "ob1", "/k/aes-mpi"] + ARGS
+    assert ln.text == "mpirun -np 2 --mca pml ob1 /k/aes-mpi --impl ttable"
     assert ln.oversubscribed is False
+    # the user's own pml choice wins
+    plat.mpirun_args = ["--mca", "pml", "ucx"]
+    assert launch.build(_p(ranks=2), plat, ARGS).argv[3:6] == ["--mca", "pml", "ucx"]
 
 
 def test_local_mpi_oversubscribed_as_root() -> None:
@@ -110,6 +113,9 @@ def test_charliecloud_prefix(monkeypatch) -> None:
         "-np",
         "2",
         "--allow-run-as-root",
+        "--mca",
+        "pml",
+        "ob1",
         "ch-run",
         "-b",
         "/w:/mnt",

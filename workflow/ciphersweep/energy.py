@@ -30,7 +30,7 @@ import statistics
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,7 @@ def probe(
     binary: str | os.PathLike[str] | None = None,
     point: Any = None,
     likwid_timeout: float = 20.0,
+    check_likwid_fn: Callable[[tuple[int, ...], float], SourceCheck] | None = None,
 ) -> Probe:
     """Decide the energy source of one job. Run once per job; caches nothing.
 
@@ -145,7 +146,8 @@ def probe(
     too. ``backend``: the point's backend (``mpi`` never uses likwid, ``cuda`` uses
     NVML), taken from ``point`` when given. ``binary``: the kernel binary; when given,
     likwid is used only if it is linked against liblikwid (so that its Marker API
-    region exists).
+    region exists). ``check_likwid_fn``: replaces :func:`check_likwid` (a caller that
+    runs many jobs in one process may reuse one likwid check per core).
     """
     if isinstance(cores, str):  # probe(mode)
         cores, mode = None, cores
@@ -200,7 +202,9 @@ def probe(
                 "likwid: not used for MPI points (per-rank readings of shared sockets cannot be summed)",
             )
         else:
-            lk = check_likwid(cores_t[:1] or (0,), timeout=likwid_timeout)
+            lk = (check_likwid_fn or _check_likwid_positional)(
+                cores_t[:1] or (0,), likwid_timeout
+            )
             if lk.ok and binary is not None and not _linked_to_likwid(binary):
                 lk = SourceCheck(
                     "likwid",
@@ -221,6 +225,10 @@ def probe(
         return done("rapl")
     reasons.append(rp.reason or "powercap: unavailable")
     return done(None)
+
+
+def _check_likwid_positional(cores: tuple[int, ...], timeout: float) -> SourceCheck:
+    return check_likwid(cores, timeout=timeout)
 
 
 def annotate(

@@ -107,6 +107,10 @@ def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
         argv.append("--oversubscribe")
     if plat.is_root:
         argv.append("--allow-run-as-root")
+    if plat.where == "local" and not any("pml" in a for a in plat.mpirun_args):
+        # one node: shared memory through ob1/vader; skipping UCX's search for network
+        # devices halves mpirun's start-up (mpirun_args naming a pml wins)
+        argv += ["--mca", "pml", "ob1"]
     argv += list(plat.mpirun_args)
     return argv, oversub
 

@@ -79,14 +79,29 @@ class RunSpec:
 
 
 @lru_cache(maxsize=64)
+def _cached_likwid_check(cores: tuple[int, ...], timeout: float) -> Any:
+    """likwid-perfctr's answer for a core (about 1 s to ask): asked once per core within
+    one workflow process (local runs execute all bench jobs in one process; under Slurm
+    every job is a process of its own and asks once)."""
+    from . import energy
+
+    return energy.check_likwid(cores, timeout=timeout)
+
+
+@lru_cache(maxsize=64)
 def _cached_probe(
     cores: tuple[int, ...], mode: str, backend: str, binary: str | None
 ) -> Any:
-    """One probe per machine shape within one workflow process (local runs execute all
-    bench jobs in one process; under Slurm every job is a process and probes once)."""
+    """One probe per machine shape within one workflow process."""
     from . import energy
 
-    return energy.probe(cores, mode, backend=backend, binary=binary)
+    return energy.probe(
+        cores,
+        mode,
+        backend=backend,
+        binary=binary,
+        check_likwid_fn=_cached_likwid_check,
+    )
 
 
 def _energy_hooks(
