@@ -1120,7 +1120,7 @@ def _reps_by_point(ctx: Any) -> dict[str, list[dict[str, Any]]]:
 
 def build_energy_table(ctx: Any) -> Any:
     """Energy table: rows backend / P x quantity (J per run, J/MB, mean W), columns sizes."""
-    from .tables import FAILED, NA, Table
+    from .tables import NA, Table, status_cell
 
     reps = _reps_by_point(ctx)
     rows: list[str] = []
@@ -1144,12 +1144,9 @@ def build_energy_table(ctx: Any) -> Any:
             if row not in rows:
                 rows.append(row)
             key = (row, p.input_name)
-            if srow is None:
-                t.cells[key] = NA
-                t.notes[key] = "not measured"
-            elif srow.get("status") != "ok":
-                t.cells[key] = FAILED
-                t.notes[key] = str(srow.get("reason") or "failed")
+            missing = status_cell(srow)
+            if missing is not None:
+                t.cells[key], t.notes[key] = missing
             elif isinstance(cells, str):
                 t.cells[key] = NA
                 t.notes[key] = cells

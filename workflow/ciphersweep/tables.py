@@ -66,6 +66,16 @@ def impl_family(impl: str) -> str:
 # ------------------------------------------------------------------ table model
 
 
+def status_cell(row: dict[str, Any] | None) -> tuple[str, str] | None:
+    """Cell and footnote of a point that has no value to show (not measured, or failed
+    with its reason); None when the point ran. Every table marks such cells this way."""
+    if row is None:
+        return NA, "not measured"
+    if row.get("status") != "ok":
+        return FAILED, str(row.get("reason") or "failed")
+    return None
+
+
 @dataclass
 class Table:
     name: str
@@ -119,12 +129,9 @@ class Context:
                 continue
             key = (self.row_of[p.id], p.input_name)
             row = self.by_point.get(p.id)
-            if row is None:
-                t.cells[key] = NA
-                t.notes[key] = "not measured"
-            elif row.get("status") != "ok":
-                t.cells[key] = FAILED
-                t.notes[key] = str(row.get("reason") or "failed")
+            missing = status_cell(row)
+            if missing is not None:
+                t.cells[key], t.notes[key] = missing
             else:
                 v = value(p, row)
                 if isinstance(v, tuple):  # (n/a, reason)
