@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTAINERS = ROOT / "containers"
@@ -52,6 +55,50 @@ def missing_prerequisites() -> str | None:
     if not os.path.exists("/dev/fuse"):
         return "no /dev/fuse: ch-run cannot mount SquashFS images"
     return None
+
+
+def cached_cpu_image() -> Path:
+    """The CPU image (SquashFS) built through the registry-free path, cached by key in
+    build/images (skips the calling test without the prerequisites)."""
+    why = missing_prerequisites()
+    if why:
+        pytest.skip(why)
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    key = image_key("cpu")
+    image = IMAGES / f"cpu-{key}.sqfs"
+    with open(IMAGES / ".lock", "w") as lock:
+        fcntl.flock(
+            lock, fcntl.LOCK_EX
+        )  # one build at a time, others wait and reuse it
+        if not (image.exists() and Path(f"{image}.sha256").exists()):
+            log = image.with_suffix(".log")
+            with open(log, "w") as fh:
+                proc = subprocess.run(
+                    [
+                        str(CONTAINERS / "build-image.sh"),
+                        "--builder",
+                        "mmdebstrap",
+                        # %test is the kernel ctest that %post (provision.sh) has just run
+                        "--no-test",
+                        "cpu",
+                        str(image),
+                    ],
+                    cwd=ROOT,
+                    stdout=fh,
+                    stderr=subprocess.STDOUT,
+                    timeout=1200,
+                    check=False,
+                )
+            if proc.returncode != 0:
+                tail = "".join(log.read_text().splitlines(keepends=True)[-40:])
+                pytest.fail(
+                    f"image build failed (rc {proc.returncode}); {log}:\n{tail}"
+                )
+            # older images of this recipe are stale now
+            for old in IMAGES.glob("cpu-*"):
+                if not old.name.startswith(f"cpu-{key}"):
+                    old.unlink(missing_ok=True)
+    return image
 
 
 def ch_env() -> dict[str, str]:

@@ -749,6 +749,81 @@ def test_mpirun_launcher_under_snakemake(cluster: Cluster, tmp_path: Path) -> No
         assert r["slurm_nodelist"] == cluster.node
 
 
+# ======================================================================== containers
+
+
+def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> None:
+    """platform.container.runtime: charliecloud through the Slurm profile: every point
+    runs in the cached CPU image with ch-run inside its Slurm job; MPI points put srun
+    --mpi=pmix on the host, in front of ch-run; records carry the image's digest."""
+    import hashlib
+
+    sys.path.insert(0, str(ROOT / "tests" / "containers"))
+    from imagetools import cached_cpu_image
+
+    cpu_image = cached_cpu_image()
+    cfg = default_config(
+        campaign="slurmch",
+        sizes=["1KiB"],
+        reps=1,
+        warmup=0,
+        backends={
+            "seq": {"impls": ["ttable"]},
+            "mpi": {"impls": ["ttable"], "ranks": [1, 2]},
+            "openssl": {"ciphers": ["aes-128-ctr"]},
+        },
+        platform={
+            "container": {"runtime": "charliecloud", "recipe": "cpu"},
+            "energy": "none",
+        },
+    )
+    res = tmp_path / "results" / "slurmch"
+    # hand the workflow the cached image (rule build_image does not run again)
+    (res / "images").mkdir(parents=True)
+    image = res / "images" / "cpu.sqfs"
+    try:
+        os.link(cpu_image, image)
+    except OSError:
+        shutil.copyfile(cpu_image, image)
+    os.utime(image)
+    digest = hashlib.sha256(cpu_image.read_bytes()).hexdigest()
+    (res / "images" / "cpu.sqfs.sha256").write_text(f"{digest}  cpu.sqfs\n")
+
+    t0 = time.monotonic()
+    p = run_slurm(tmp_path, cfg, timeout=300)
+    assert p.returncode == 0, p.stdout[-4000:]
+    assert "rule build_image" not in p.stdout, "the cached image was rebuilt"
+    recs = records(res / "raw")
+    assert len(recs) == 4, sorted(recs)
+    ids = {str(r[0]["slurm_job_id"]) for r in recs.values()}
+    assert "None" not in ids, recs
+    cluster.wait_accounted(ids)
+    acct = {r["JobID"]: r for r in cluster.sacct("-X")}
+    submitted = set(submitted_jobs(p.stdout))
+    for point, rs in recs.items():
+        for r in rs:
+            assert r["status"] == "ok", (point, r.get("reason"))
+            assert r["runtime"] == "charliecloud", (point, r["runtime"])
+            assert r["image_digest"] == f"sha256:{digest}", (point, r["image_digest"])
+            line = r["launch_line"]
+            assert "ch-run" in line, (point, line)
+            jid = str(r["slurm_job_id"])
+            assert jid in submitted and jid in acct, (point, jid, submitted)
+            assert acct[jid]["State"] == "COMPLETED", (point, acct[jid])
+            assert r["slurm_nodelist"] == acct[jid]["NodeList"] == cluster.node
+            if r["backend"] == "mpi":
+                # the host launcher sits outside the container
+                assert line.startswith("srun --mpi=pmix "), (point, line)
+                assert line.index("srun --mpi=pmix") < line.index("ch-run"), line
+                steps = cluster.sacct("-j", jid)
+                ntasks = {x["NTasks"] for x in steps if "." in x["JobID"]}
+                assert str(r["ranks"]) in ntasks, (point, steps)
+    print(
+        f"[slurm] charliecloud campaign: {len(recs)} points in "
+        f"{len(ids)} Slurm job(s), {time.monotonic() - t0:.0f} s"
+    )
+
+
 # ======================================================================== refusals
 
 
