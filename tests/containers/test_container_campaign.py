@@ -4,15 +4,13 @@ runs its kernel with ``ch-run IMAGE --``; every record carries the image's diges
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from imagetools import ROOT
+from imagetools import ROOT, stage_image
 
 SNAKEMAKE = ROOT / ".venv" / "bin" / "snakemake"
 
@@ -25,16 +23,8 @@ def test_default_campaign_runs_in_charliecloud_image(
     campaign = "ch"
     res = tmp_path / "results" / campaign
     # The image is an output of the DAG (rule build_image); hand it the cached one so that
-    # the test does not build it a second time. The link gets a fresh mtime.
-    (res / "images").mkdir(parents=True)
-    image = res / "images" / "cpu.sqfs"
-    try:
-        os.link(cpu_image, image)
-    except OSError:
-        shutil.copyfile(cpu_image, image)
-    os.utime(image)
-    digest = hashlib.sha256(cpu_image.read_bytes()).hexdigest()
-    (res / "images" / "cpu.sqfs.sha256").write_text(f"{digest}  cpu.sqfs\n")
+    # the test does not build it a second time.
+    digest = stage_image(cpu_image, res)
 
     config = {
         "campaign": campaign,

@@ -756,10 +756,8 @@ def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> 
     """platform.container.runtime: charliecloud through the Slurm profile: every point
     runs in the cached CPU image with ch-run inside its Slurm job; MPI points put srun
     --mpi=pmix on the host, in front of ch-run; records carry the image's digest."""
-    import hashlib
-
     sys.path.insert(0, str(ROOT / "tests" / "containers"))
-    from imagetools import cached_cpu_image
+    from imagetools import cached_cpu_image, stage_image
 
     cpu_image = cached_cpu_image()
     cfg = default_config(
@@ -779,15 +777,7 @@ def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> 
     )
     res = tmp_path / "results" / "slurmch"
     # hand the workflow the cached image (rule build_image does not run again)
-    (res / "images").mkdir(parents=True)
-    image = res / "images" / "cpu.sqfs"
-    try:
-        os.link(cpu_image, image)
-    except OSError:
-        shutil.copyfile(cpu_image, image)
-    os.utime(image)
-    digest = hashlib.sha256(cpu_image.read_bytes()).hexdigest()
-    (res / "images" / "cpu.sqfs.sha256").write_text(f"{digest}  cpu.sqfs\n")
+    digest = stage_image(cpu_image, res)
 
     t0 = time.monotonic()
     p = run_slurm(tmp_path, cfg, timeout=300)
