@@ -17,19 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int g_pass, g_fail;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (cond) {                                                         \
-            g_pass++;                                                       \
-        } else {                                                            \
-            g_fail++;                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
 
 static void unhex(const char *h, uint8_t *out, size_t n)
 {

@@ -13,19 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int g_pass, g_fail;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (cond) {                                                         \
-            g_pass++;                                                       \
-        } else {                                                            \
-            g_fail++;                                                       \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);            \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-        }                                                                   \
-    } while (0)
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -25,20 +25,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int g_pass, g_fail;
-static char g_root[256];
+#include "check.h"
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (cond) {                                                       \
-            g_pass++;                                                     \
-        } else {                                                          \
-            g_fail++;                                                     \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fputc('\n', stderr);                                          \
-        }                                                                 \
-    } while (0)
+static char g_root[256];
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 
