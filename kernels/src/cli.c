@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "cli.h"
+#include "evp.h"
+#include "prov.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "0.0.0"
@@ -66,7 +68,7 @@ static int parse_int(const char *s, long min, long max, int *out)
     return 0;
 }
 
-static void usage(const cs_backend *be)
+static void usage(const cs_prog_info *be)
 {
     printf("usage: %s [options]\n"
            "  --impl ref|ttable|aesni|vaes|auto   block implementation (default auto: the best\n"
@@ -98,50 +100,53 @@ static void usage(const cs_backend *be)
            (be->flags & CS_BE_THREADS) ? "OpenMP threads (default 1)" : "only 1 (aes-omp runs more)");
 }
 
-static int bad(const cs_backend *be, int quiet, const char *fmt, ...)
+/* Option handlers: each takes one option of its group and returns OPT_OK, OPT_BAD (with
+ * a one-line message in err) or OPT_NOT_MINE (the option belongs to another group). */
+enum { OPT_OK = 0, OPT_BAD = 1, OPT_NOT_MINE = 2 };
+
+enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
+       O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
+       O_ENERGY, O_FAULT, O_HELP, O_VERSION };
+
+static const struct option longopts[] = {
+    {"impl", required_argument, NULL, O_IMPL},
+    {"mode", required_argument, NULL, O_MODE},
+    {"op", required_argument, NULL, O_OP},
+    {"cipher", required_argument, NULL, O_CIPHER},
+    {"size", required_argument, NULL, O_SIZE},
+    {"input", required_argument, NULL, O_INPUT},
+    {"seed", required_argument, NULL, O_SEED},
+    {"gen-input", required_argument, NULL, O_GEN},
+    {"key", required_argument, NULL, O_KEY},
+    {"iv", required_argument, NULL, O_IV},
+    {"nopad", no_argument, NULL, O_NOPAD},
+    {"ciphertext-input", no_argument, NULL, O_CTIN},
+    {"output", required_argument, NULL, O_OUTPUT},
+    {"json", required_argument, NULL, O_JSON},
+    {"reps", required_argument, NULL, O_REPS},
+    {"warmup", required_argument, NULL, O_WARMUP},
+    {"threads", required_argument, NULL, O_THREADS},
+    {"block-threads", required_argument, NULL, O_BT},
+    {"device", required_argument, NULL, O_DEVICE},
+    {"energy", required_argument, NULL, O_ENERGY},
+    {"inject-fault", required_argument, NULL, O_FAULT},
+    {"help", no_argument, NULL, O_HELP},
+    {"version", no_argument, NULL, O_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static int fail(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t n, const char *fmt, ...)
 {
-    if (!quiet) {
-        va_list ap;
-        fprintf(stderr, "%s: ", be->prog);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        fputc('\n', stderr);
-    }
-    return CS_EXIT_USAGE;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, n, fmt, ap);
+    va_end(ap);
+    return OPT_BAD;
 }
 
-int cs_parse_options(int argc, char **argv, const cs_backend *be, cs_opts *o, int quiet)
+static void set_defaults(cs_opts *o)
 {
-    enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
-           O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
-           O_ENERGY, O_FAULT, O_HELP, O_VERSION };
-    static const struct option longopts[] = {
-        {"impl", required_argument, NULL, O_IMPL},
-        {"mode", required_argument, NULL, O_MODE},
-        {"op", required_argument, NULL, O_OP},
-        {"cipher", required_argument, NULL, O_CIPHER},
-        {"size", required_argument, NULL, O_SIZE},
-        {"input", required_argument, NULL, O_INPUT},
-        {"seed", required_argument, NULL, O_SEED},
-        {"gen-input", required_argument, NULL, O_GEN},
-        {"key", required_argument, NULL, O_KEY},
-        {"iv", required_argument, NULL, O_IV},
-        {"nopad", no_argument, NULL, O_NOPAD},
-        {"ciphertext-input", no_argument, NULL, O_CTIN},
-        {"output", required_argument, NULL, O_OUTPUT},
-        {"json", required_argument, NULL, O_JSON},
-        {"reps", required_argument, NULL, O_REPS},
-        {"warmup", required_argument, NULL, O_WARMUP},
-        {"threads", required_argument, NULL, O_THREADS},
-        {"block-threads", required_argument, NULL, O_BT},
-        {"device", required_argument, NULL, O_DEVICE},
-        {"energy", required_argument, NULL, O_ENERGY},
-        {"inject-fault", required_argument, NULL, O_FAULT},
-        {"help", no_argument, NULL, O_HELP},
-        {"version", no_argument, NULL, O_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     memset(o, 0, sizeof *o);
     o->impl = "auto";
     o->mode = CS_CTR;
@@ -153,146 +158,206 @@ int cs_parse_options(int argc, char **argv, const cs_backend *be, cs_opts *o, in
     o->threads = 1;
     o->block_threads = 256;
     o->energy = "auto";
+}
 
+/* What runs: --impl, --mode, --op, --cipher. */
+static int opt_what(int c, const char *a, cs_opts *o, char *err, size_t n)
+{
+    switch (c) {
+    case O_IMPL:
+        if (!*a || strlen(a) > 31)
+            return fail(err, n, "--impl: '%s' is not an impl", a);
+        o->impl = a;
+        return OPT_OK;
+    case O_MODE:
+        if (strcmp(a, "ecb") == 0)
+            o->mode = CS_ECB;
+        else if (strcmp(a, "ctr") == 0)
+            o->mode = CS_CTR;
+        else
+            return fail(err, n, "--mode: '%s' is not a mode (allowed: ecb, ctr)", a);
+        o->mode_given = 1;
+        return OPT_OK;
+    case O_OP:
+        if (strcmp(a, "encrypt") == 0)
+            o->op = CS_ENCRYPT;
+        else if (strcmp(a, "decrypt") == 0)
+            o->op = CS_DECRYPT;
+        else
+            return fail(err, n, "--op: '%s' is not an operation (allowed: encrypt, decrypt)", a);
+        return OPT_OK;
+    case O_CIPHER:
+        if (!*a || strlen(a) > 63)
+            return fail(err, n, "--cipher: '%s' is not a cipher name", a);
+        o->cipher = a;
+        return OPT_OK;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+static int parse_seed(const char *a, uint64_t *seed)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)a[0]))
+        return -1;
+    *seed = strtoull(a, &end, 10);
+    return (errno || *end) ? -1 : 0;
+}
+
+/* The data: --size, --input, --seed, --gen-input, --key, --iv, --nopad,
+ * --ciphertext-input. */
+static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
+{
+    switch (c) {
+    case O_SIZE:
+        if (cs_parse_size(a, &o->size) != 0)
+            return fail(err, n, "--size: '%s' is not a size (allowed: N, NKB, NMB, NGB, NKiB, "
+                                "NMiB, NGiB; N >= 1)", a);
+        o->size_given = 1;
+        return OPT_OK;
+    case O_INPUT:
+        o->input = a;
+        return OPT_OK;
+    case O_SEED:
+        if (parse_seed(a, &o->seed) != 0)
+            return fail(err, n, "--seed: '%s' is not a non-negative integer", a);
+        return OPT_OK;
+    case O_GEN:
+        o->gen_input = a;
+        return OPT_OK;
+    case O_KEY:
+        o->key_len = cs_parse_hex(a, o->key, 64);
+        if (o->key_len < 0)
+            return fail(err, n, "--key: '%s' is not an even number of hex digits (at most 64 bytes)", a);
+        return OPT_OK;
+    case O_IV:
+        o->iv_len = cs_parse_hex(a, o->iv, 64);
+        if (o->iv_len < 0)
+            return fail(err, n, "--iv: '%s' is not an even number of hex digits", a);
+        return OPT_OK;
+    case O_NOPAD:
+        o->nopad = 1;
+        return OPT_OK;
+    case O_CTIN:
+        o->ciphertext_input = 1;
+        return OPT_OK;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+/* How it runs: --output, --json, --reps, --warmup, --threads, --block-threads, --device,
+ * --energy, --inject-fault. */
+static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
+{
+    switch (c) {
+    case O_OUTPUT:
+        o->output = a;
+        return OPT_OK;
+    case O_JSON:
+        o->json = a;
+        return OPT_OK;
+    case O_REPS:
+        if (parse_int(a, 1, 1000000, &o->reps) != 0)
+            return fail(err, n, "--reps: '%s' is not an integer >= 1", a);
+        return OPT_OK;
+    case O_WARMUP:
+        if (parse_int(a, 0, 1000000, &o->warmup) != 0)
+            return fail(err, n, "--warmup: '%s' is not an integer >= 0", a);
+        return OPT_OK;
+    case O_THREADS:
+        if (parse_int(a, 1, 4096, &o->threads) != 0)
+            return fail(err, n, "--threads: '%s' is not an integer >= 1", a);
+        o->threads_given = 1;
+        return OPT_OK;
+    case O_BT:
+        if (parse_int(a, 1, 1024, &o->block_threads) != 0)
+            return fail(err, n, "--block-threads: '%s' is not an integer in 1..1024", a);
+        o->block_threads_given = 1;
+        return OPT_OK;
+    case O_DEVICE:
+        if (parse_int(a, 0, 1024, &o->device) != 0)
+            return fail(err, n, "--device: '%s' is not an integer >= 0", a);
+        o->device_given = 1;
+        return OPT_OK;
+    case O_ENERGY:
+        if (strcmp(a, "auto") && strcmp(a, "rapl") && strcmp(a, "none"))
+            return fail(err, n, "--energy: '%s' is not a source (allowed: auto, rapl, none)", a);
+        o->energy = a;
+        return OPT_OK;
+    case O_FAULT:
+        if (strcmp(a, "corrupt") != 0)
+            return fail(err, n, "--inject-fault: '%s' is not a fault (allowed: corrupt)", a);
+        o->inject_fault = 1;
+        return OPT_OK;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+/* Options that are valid alone but not together, or not for this program. */
+static int check_combination(const cs_prog_info *be, const cs_opts *o, char *err, size_t n)
+{
+    if (o->input && o->size_given)
+        return fail(err, n, "--size and --input exclude each other");
+    if (o->input && o->gen_input)
+        return fail(err, n, "--gen-input writes generated data; it does not take --input");
+    if (o->ciphertext_input && o->op != CS_DECRYPT)
+        return fail(err, n, "--ciphertext-input needs --op decrypt");
+    if (o->threads != 1 && !(be->flags & CS_BE_THREADS))
+        return fail(err, n, "--threads: %s runs one thread (use aes-omp for more)", be->prog);
+    if ((o->block_threads_given || o->device_given) && !(be->flags & CS_BE_GPU))
+        return fail(err, n, "--block-threads/--device apply to aes-cuda only");
+    return OPT_OK;
+}
+
+static void print_version(const cs_prog_info *be)
+{
+    printf("%s (ciphersweep) %s, %s, %s\n", be->prog, CS_VERSION, cs_compiler(),
+           cs_openssl_version());
+    if (be->version)
+        printf("%s\n", be->version);
+}
+
+static int bad(const cs_prog_info *be, int quiet, const char *msg)
+{
+    if (!quiet)
+        fprintf(stderr, "%s: %s\n", be->prog, msg);
+    return CS_EXIT_USAGE;
+}
+
+int cs_parse_options(int argc, char **argv, const cs_prog_info *be, cs_opts *o, int quiet)
+{
+    char err[512];
+    set_defaults(o);
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        const char *a = optarg;
-        switch (c) {
-        case O_IMPL:
-            if (!*a || strlen(a) > 31)
-                return bad(be, quiet, "--impl: '%s' is not an impl", a);
-            o->impl = a;
-            break;
-        case O_MODE:
-            if (strcmp(a, "ecb") == 0)
-                o->mode = CS_ECB;
-            else if (strcmp(a, "ctr") == 0)
-                o->mode = CS_CTR;
-            else
-                return bad(be, quiet, "--mode: '%s' is not a mode (allowed: ecb, ctr)", a);
-            o->mode_given = 1;
-            break;
-        case O_OP:
-            if (strcmp(a, "encrypt") == 0)
-                o->op = CS_ENCRYPT;
-            else if (strcmp(a, "decrypt") == 0)
-                o->op = CS_DECRYPT;
-            else
-                return bad(be, quiet, "--op: '%s' is not an operation (allowed: encrypt, decrypt)", a);
-            break;
-        case O_CIPHER:
-            if (!*a || strlen(a) > 63)
-                return bad(be, quiet, "--cipher: '%s' is not a cipher name", a);
-            o->cipher = a;
-            break;
-        case O_SIZE:
-            if (cs_parse_size(a, &o->size) != 0)
-                return bad(be, quiet, "--size: '%s' is not a size (allowed: N, NKB, NMB, NGB, NKiB, "
-                                      "NMiB, NGiB; N >= 1)", a);
-            o->size_given = 1;
-            break;
-        case O_INPUT:
-            o->input = a;
-            break;
-        case O_SEED: {
-            char *end;
-            errno = 0;
-            if (!isdigit((unsigned char)a[0]))
-                return bad(be, quiet, "--seed: '%s' is not a non-negative integer", a);
-            o->seed = strtoull(a, &end, 10);
-            if (errno || *end)
-                return bad(be, quiet, "--seed: '%s' is not a non-negative integer", a);
-            break;
-        }
-        case O_GEN:
-            o->gen_input = a;
-            break;
-        case O_KEY:
-            o->key_len = cs_parse_hex(a, o->key, 64);
-            if (o->key_len < 0)
-                return bad(be, quiet, "--key: '%s' is not an even number of hex digits (at most 64 bytes)", a);
-            break;
-        case O_IV:
-            o->iv_len = cs_parse_hex(a, o->iv, 64);
-            if (o->iv_len < 0)
-                return bad(be, quiet, "--iv: '%s' is not an even number of hex digits", a);
-            break;
-        case O_NOPAD:
-            o->nopad = 1;
-            break;
-        case O_CTIN:
-            o->ciphertext_input = 1;
-            break;
-        case O_OUTPUT:
-            o->output = a;
-            break;
-        case O_JSON:
-            o->json = a;
-            break;
-        case O_REPS:
-            if (parse_int(a, 1, 1000000, &o->reps) != 0)
-                return bad(be, quiet, "--reps: '%s' is not an integer >= 1", a);
-            break;
-        case O_WARMUP:
-            if (parse_int(a, 0, 1000000, &o->warmup) != 0)
-                return bad(be, quiet, "--warmup: '%s' is not an integer >= 0", a);
-            break;
-        case O_THREADS:
-            if (parse_int(a, 1, 4096, &o->threads) != 0)
-                return bad(be, quiet, "--threads: '%s' is not an integer >= 1", a);
-            o->threads_given = 1;
-            break;
-        case O_BT:
-            if (parse_int(a, 1, 1024, &o->block_threads) != 0)
-                return bad(be, quiet, "--block-threads: '%s' is not an integer in 1..1024", a);
-            o->block_threads_given = 1;
-            break;
-        case O_DEVICE:
-            if (parse_int(a, 0, 1024, &o->device) != 0)
-                return bad(be, quiet, "--device: '%s' is not an integer >= 0", a);
-            o->device_given = 1;
-            break;
-        case O_ENERGY:
-            if (strcmp(a, "auto") && strcmp(a, "rapl") && strcmp(a, "none"))
-                return bad(be, quiet, "--energy: '%s' is not a source (allowed: auto, rapl, none)", a);
-            o->energy = a;
-            break;
-        case O_FAULT:
-            if (strcmp(a, "corrupt") != 0)
-                return bad(be, quiet, "--inject-fault: '%s' is not a fault (allowed: corrupt)", a);
-            o->inject_fault = 1;
-            break;
-        case O_HELP:
+        if (c == O_HELP || c == O_VERSION) {
             if (!quiet)
-                usage(be);
+                c == O_HELP ? usage(be) : print_version(be);
             return -1;
-        case O_VERSION:
-            if (!quiet) {
-                printf("%s (ciphersweep) %s, %s, %s\n", be->prog, CS_VERSION, cs_compiler(),
-                       cs_openssl_version());
-                if (be->version)
-                    printf("%s\n", be->version);
-            }
-            return -1;
-        case ':':
-            return bad(be, quiet, "option '%s' needs a value (see --help)", argv[optind - 1]);
-        default:
-            return bad(be, quiet, "unknown option '%s' (see --help)", argv[optind - 1]);
         }
+        if (c == ':' || c == '?') {
+            snprintf(err, sizeof err, c == ':' ? "option '%s' needs a value (see --help)"
+                                               : "unknown option '%s' (see --help)",
+                     argv[optind - 1]);
+            return bad(be, quiet, err);
+        }
+        int rc = opt_what(c, optarg, o, err, sizeof err);
+        if (rc == OPT_NOT_MINE)
+            rc = opt_data(c, optarg, o, err, sizeof err);
+        if (rc == OPT_NOT_MINE)
+            rc = opt_run(c, optarg, o, err, sizeof err);
+        if (rc != OPT_OK)
+            return bad(be, quiet, rc == OPT_BAD ? err : "unhandled option (see --help)");
     }
-    if (optind < argc)
-        return bad(be, quiet, "unexpected argument '%s' (see --help)", argv[optind]);
-    if (o->input && o->size_given)
-        return bad(be, quiet, "--size and --input exclude each other");
-    if (o->input && o->gen_input)
-        return bad(be, quiet, "--gen-input writes generated data; it does not take --input");
-    if (o->ciphertext_input && o->op != CS_DECRYPT)
-        return bad(be, quiet, "--ciphertext-input needs --op decrypt");
-    if (o->threads != 1 && !(be->flags & CS_BE_THREADS))
-        return bad(be, quiet, "--threads: %s runs one thread (use aes-omp for more)", be->prog);
-    if ((o->block_threads_given || o->device_given) && !(be->flags & CS_BE_GPU))
-        return bad(be, quiet, "--block-threads/--device apply to aes-cuda only");
-    return 0;
+    if (optind < argc) {
+        snprintf(err, sizeof err, "unexpected argument '%s' (see --help)", argv[optind]);
+        return bad(be, quiet, err);
+    }
+    return check_combination(be, o, err, sizeof err) == OPT_OK ? 0 : bad(be, quiet, err);
 }

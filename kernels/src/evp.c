@@ -9,7 +9,8 @@
 #include <openssl/evp.h>
 #include <openssl/provider.h>
 
-#include "runner.h"
+#include "evp.h"
+#include "exit_status.h"
 
 int cs_evp_fetch(const char *name, void **cipher, char *err, size_t errlen)
 {

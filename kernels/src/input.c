@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "input.h"
 
 /* splitmix64 (Steele, Lea & Flood 2014; the seeding generator of xoshiro): output i is
  * mix(seed + (i + 1) * 0x9e3779b97f4a7c15), stored little-endian, 8 bytes per output. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner.h"
+#include "json.h"
 
 static void reserve(cs_buf *b, size_t extra)
 {

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runner.h"
+#include "prov.h"
 
 #ifndef CS_BUILD_CFLAGS
 #define CS_BUILD_CFLAGS ""

@@ -408,9 +408,17 @@ static int agree(cs_run *r, int status)
     return r->be->agree ? r->be->agree(r, status) : status;
 }
 
-int cs_runner_main(int argc, char **argv, const cs_backend *be, void *ctx)
+/* What the timed loop measures with, besides the clock. */
+typedef struct {
+    cs_energy energy;
+    int energy_open;
+    int marker_on;
+    prov_t prov;
+    cs_buf records;           /* held until every repetition has verified */
+} instruments;
+
+static void run_init(cs_run *r, const cs_backend *be, void *ctx)
 {
-    cs_run run, *r = &run;
     memset(r, 0, sizeof *r);
     r->be = be;
     r->ctx = ctx;
@@ -420,144 +428,191 @@ int cs_runner_main(int argc, char **argv, const cs_backend *be, void *ctx)
     r->ranks = 1;
     r->block_threads = -1;
     r->clock = "CLOCK_MONOTONIC";
-    void *evp = NULL;
-    cs_buf records = {0};
-    cs_energy energy;
-    int energy_open = 0, marker_on = 0, status;
+}
 
-    if (be->init && (status = be->init(r)) != 0)
-        return status;
-    status = cs_parse_options(argc, argv, be, &r->o, !r->is_root);
-    if (status == -1) {
-        status = 0;
-        goto out;
-    }
-    if (status)
-        goto out;
-    r->threads = r->o.threads;
-
-    if (r->o.gen_input) {
-        status = 0;
-        if (r->is_root) {
-            uint8_t *buf = malloc(r->o.size ? (size_t)r->o.size : 1);
-            if (!buf) {
-                cs_error(r, "--gen-input: cannot allocate %llu bytes", (unsigned long long)r->o.size);
+/* --gen-input: write the generated data set and stop (root writes, all agree). */
+static int write_generated_input(cs_run *r)
+{
+    int status = 0;
+    if (r->is_root) {
+        uint8_t *buf = malloc(r->o.size ? (size_t)r->o.size : 1);
+        if (!buf) {
+            cs_error(r, "--gen-input: cannot allocate %llu bytes", (unsigned long long)r->o.size);
+            status = CS_EXIT_FAIL;
+        } else {
+            cs_generate(buf, (size_t)r->o.size, r->o.seed);
+            if (cs_write_file(r->o.gen_input, buf, (size_t)r->o.size) != 0) {
+                cs_error(r, "--gen-input: cannot write '%s': %s", r->o.gen_input, strerror(errno));
                 status = CS_EXIT_FAIL;
-            } else {
-                cs_generate(buf, (size_t)r->o.size, r->o.seed);
-                if (cs_write_file(r->o.gen_input, buf, (size_t)r->o.size) != 0) {
-                    cs_error(r, "--gen-input: cannot write '%s': %s", r->o.gen_input, strerror(errno));
-                    status = CS_EXIT_FAIL;
-                }
-                free(buf);
             }
+            free(buf);
         }
-        status = agree(r, status);
-        goto out;
     }
+    return agree(r, status);
+}
 
-    if ((status = resolve_cipher(r, &evp)) != 0)
-        goto out;
-    r->evp = evp;
-    if (be->flags & CS_BE_AES_IMPLS) {
-        int missing = 0;
-        r->aes = cs_aes_impl_find(r->o.impl, &missing);
-        if (!r->aes) {
-            cs_error(r, "--impl: '%s' is not an impl (allowed: ref, ttable, aesni, vaes, auto)",
-                     r->o.impl);
-            status = CS_EXIT_USAGE;
-            goto out;
-        }
-        if (missing == 2) {
-            cs_error(r, "--impl %s: switched off by CIPHERSWEEP_DISABLE_IMPLS", r->aes->name);
-            status = CS_EXIT_USAGE;
-            goto out;
-        }
-        if (missing) {
-            cs_error(r, "--impl %s: this CPU lacks %s", r->aes->name, r->aes->needs);
-            status = CS_EXIT_USAGE;
-            goto out;
-        }
-        r->impl_name = r->aes->name;
-    } else {
+/* --impl for the backends that run the AES core (CS_BE_AES_IMPLS). */
+static int resolve_impl(cs_run *r)
+{
+    if (!(r->be->flags & CS_BE_AES_IMPLS)) {
         r->impl_name = r->o.impl;
+        return 0;
     }
+    int missing = 0;
+    r->aes = cs_aes_impl_find(r->o.impl, &missing);
+    if (!r->aes) {
+        cs_error(r, "--impl: '%s' is not an impl (allowed: ref, ttable, aesni, vaes, auto)",
+                 r->o.impl);
+        return CS_EXIT_USAGE;
+    }
+    if (missing == 2) {
+        cs_error(r, "--impl %s: switched off by CIPHERSWEEP_DISABLE_IMPLS", r->aes->name);
+        return CS_EXIT_USAGE;
+    }
+    if (missing) {
+        cs_error(r, "--impl %s: this CPU lacks %s", r->aes->name, r->aes->needs);
+        return CS_EXIT_USAGE;
+    }
+    r->impl_name = r->aes->name;
+    return 0;
+}
+
+/* Options, cipher, impl, the backend's setup and the data (every rank agrees). */
+static int prepare(cs_run *r, int argc, char **argv, void **evp)
+{
+    const cs_backend *be = r->be;
+    const cs_prog_info info = {be->prog, be->version, be->flags};
+    int status = cs_parse_options(argc, argv, &info, &r->o, !r->is_root);
+    if (status)
+        return status;
+    r->threads = r->o.threads;
+    if (r->o.gen_input)
+        return write_generated_input(r) ? CS_EXIT_FAIL : -1;
+    if ((status = resolve_cipher(r, evp)) != 0)
+        return status;
+    r->evp = *evp;
+    if ((status = resolve_impl(r)) != 0)
+        return status;
     if (be->setup && (status = be->setup(r)) != 0)
-        goto out;
+        return status;
     if (!r->cores_used)
         r->cores_used = r->threads * r->ranks;
-
     status = r->is_root ? prepare_data(r) : 0;
-    if ((status = agree(r, status)) != 0)
-        goto out;
+    return agree(r, status);
+}
 
+static void instruments_open(cs_run *r, instruments *m)
+{
+    memset(m, 0, sizeof *m);
     if (r->energy_reader) {
-        cs_energy_open(&energy, r->o.energy);
-        energy_open = 1;
+        cs_energy_open(&m->energy, r->o.energy);
+        m->energy_open = 1;
     }
     if (getenv("LIKWID_MODE") && getenv("LIKWID_FILEPATH") && getenv("LIKWID_EVENTS") &&
         getenv("LIKWID_THREADS")) {
         CS_MARKER_INIT();
-        marker_on = 1;
+        m->marker_on = 1;
     }
-    prov_t prov;
-    cs_hostname(prov.host, sizeof prov.host);
-    cs_cpu_model(prov.cpu_model, sizeof prov.cpu_model);
-    prov.cpu_cores = cs_cpu_count();
+    cs_hostname(m->prov.host, sizeof m->prov.host);
+    cs_cpu_model(m->prov.cpu_model, sizeof m->prov.cpu_model);
+    m->prov.cpu_cores = cs_cpu_count();
+}
 
-    const int total = r->o.warmup + r->o.reps;
-    for (int i = 0; i < total; i++) {
-        cs_timings t = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
-        cs_energy_reading e;
-        double u0, s0, u1, s1;
-        r->out_len = 0;
-        cs_cpu_times(&u0, &s0);
-        const double w0 = cs_now();
-        if (energy_open)
-            cs_energy_begin(&energy);
-        if (marker_on)
-            CS_MARKER_START();
-        status = be->rep(r, &t);
-        if (marker_on)
-            CS_MARKER_STOP();
-        if (energy_open)
-            cs_energy_end(&energy, &e);
-        else
-            cs_energy_reading_none(&e, "energy is read by one rank per node");
-        const double wall = cs_now() - w0;
-        cs_cpu_times(&u1, &s1);
-        if ((status = agree(r, status)) != 0)
-            goto out;
-        double user = u1 - u0, sys = s1 - s0;
-        if (be->after_rep)
-            be->after_rep(r, &e, &user, &sys);
-        if (r->is_root) {
-            size_t bad = 0;
-            if (r->o.inject_fault && r->out_len > 0)
-                r->out[r->out_len / 2] ^= 0x01;
-            if (verify(r, &bad) != 0) {
-                cs_error(r, "verification FAILED: first differing block %zu (byte offset %zu)%s",
-                         bad / 16, bad, i < r->o.warmup ? " in a warm-up repetition" : "");
-                status = CS_EXIT_FAIL;
-            } else if (i >= r->o.warmup) {
-                record(r, &prov, &records, i - r->o.warmup, &t, &e, user, sys, wall);
-            }
-        }
-        if ((status = agree(r, status)) != 0)
-            goto out;
-    }
-    if (r->is_root) {
-        if (r->o.output && cs_write_file(r->o.output, r->out, r->out_len) != 0) {
-            cs_error(r, "--output: cannot write '%s': %s", r->o.output, strerror(errno));
-            status = CS_EXIT_FAIL;
-        } else {
-            status = write_records(r, &records);
-        }
-    }
-    status = agree(r, status);
-out:
-    if (marker_on)
+static void instruments_close(instruments *m)
+{
+    if (m->marker_on)
         CS_MARKER_CLOSE();
+    cs_buf_free(&m->records);
+}
+
+/* Root: compare repetition i's output with the reference; keep its record if timed. */
+static int check_rep(cs_run *r, instruments *m, int i, const cs_timings *t,
+                     const cs_energy_reading *e, double user, double sys, double wall)
+{
+    size_t bad = 0;
+    if (r->o.inject_fault && r->out_len > 0)
+        r->out[r->out_len / 2] ^= 0x01;
+    if (verify(r, &bad) != 0) {
+        cs_error(r, "verification FAILED: first differing block %zu (byte offset %zu)%s",
+                 bad / 16, bad, i < r->o.warmup ? " in a warm-up repetition" : "");
+        return CS_EXIT_FAIL;
+    }
+    if (i >= r->o.warmup)
+        record(r, &m->prov, &m->records, i - r->o.warmup, t, e, user, sys, wall);
+    return 0;
+}
+
+/* One repetition (warm-up or timed): run, read the instruments, verify. */
+static int one_rep(cs_run *r, instruments *m, int i)
+{
+    cs_timings t = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    cs_energy_reading e;
+    double u0, s0, u1, s1;
+    r->out_len = 0;
+    cs_cpu_times(&u0, &s0);
+    const double w0 = cs_now();
+    if (m->energy_open)
+        cs_energy_begin(&m->energy);
+    if (m->marker_on)
+        CS_MARKER_START();
+    int status = r->be->rep(r, &t);
+    if (m->marker_on)
+        CS_MARKER_STOP();
+    if (m->energy_open)
+        cs_energy_end(&m->energy, &e);
+    else
+        cs_energy_reading_none(&e, "energy is read by one rank per node");
+    const double wall = cs_now() - w0;
+    cs_cpu_times(&u1, &s1);
+    if ((status = agree(r, status)) != 0)
+        return status;
+    double user = u1 - u0, sys = s1 - s0;
+    if (r->be->after_rep)
+        r->be->after_rep(r, &e, &user, &sys);
+    if (r->is_root)
+        status = check_rep(r, m, i, &t, &e, user, sys, wall);
+    return agree(r, status);
+}
+
+/* Root: the last output (--output) and the records, once everything has verified. */
+static int write_results(cs_run *r, const instruments *m)
+{
+    if (r->o.output && cs_write_file(r->o.output, r->out, r->out_len) != 0) {
+        cs_error(r, "--output: cannot write '%s': %s", r->o.output, strerror(errno));
+        return CS_EXIT_FAIL;
+    }
+    return write_records(r, &m->records);
+}
+
+static int measure(cs_run *r)
+{
+    instruments m;
+    instruments_open(r, &m);
+    int status = 0;
+    const int total = r->o.warmup + r->o.reps;
+    for (int i = 0; i < total && status == 0; i++)
+        status = one_rep(r, &m, i);
+    if (status == 0) {
+        status = r->is_root ? write_results(r, &m) : 0;
+        status = agree(r, status);
+    }
+    instruments_close(&m);
+    return status;
+}
+
+int cs_runner_main(int argc, char **argv, const cs_backend *be, void *ctx)
+{
+    cs_run run, *r = &run;
+    run_init(r, be, ctx);
+    void *evp = NULL;
+    int status = be->init ? be->init(r) : 0;
+    if (status)
+        return status;
+    status = prepare(r, argc, argv, &evp);
+    if (status == 0)
+        status = measure(r);
+    else if (status == -1) /* --help, --version, --gen-input done */
+        status = 0;
     if (be->finish)
         be->finish(r);
     free(r->plain);
@@ -565,6 +620,5 @@ out:
     be_free(r, r->out);
     free(r->ref);
     cs_evp_free(evp);
-    cs_buf_free(&records);
     return status;
 }

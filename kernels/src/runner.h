@@ -7,6 +7,9 @@
  * verifies every repetition's output, and prints one JSON record per timed repetition
  * only once every repetition has verified.
  *
+ * The helpers it uses each have a small header of their own and do not include this
+ * one: cli.h (options; exit_status.h), input.h, json.h, evp.h, prov.h.
+ *
  * A backend is a const cs_backend (callbacks) plus its own context pointer; it never
  * touches global mutable state.  Minimal backend:
  *
@@ -22,47 +25,12 @@
 #include <stdint.h>
 
 #include "aes.h"
+#include "cli.h"
 #include "energy.h"
-
-enum { CS_EXIT_OK = 0, CS_EXIT_FAIL = 1, CS_EXIT_USAGE = 2 };
-
-/* What a backend accepts (cs_backend.flags). */
-#define CS_BE_AES_IMPLS 0x1u /* --impl ref|ttable|aesni|vaes|auto: runner resolves r->aes */
-#define CS_BE_THREADS 0x2u   /* --threads T > 1 */
-#define CS_BE_GPU 0x4u       /* --block-threads N, --device N */
-#define CS_BE_EVP 0x8u       /* --cipher: any EVP name (the backend's setup checks it) */
-
-/* The parsed command line (cs_parse_options). Strings point into argv. */
-typedef struct {
-    const char *impl;         /* default "auto" */
-    cs_mode mode;             /* default CS_CTR */
-    int mode_given;
-    cs_op op;                 /* default CS_ENCRYPT */
-    const char *cipher;       /* NULL: aes-128-<mode> */
-    uint64_t size;            /* default 1 MiB */
-    int size_given;
-    const char *input;        /* --input FILE */
-    uint64_t seed;            /* default 1 */
-    const char *gen_input;    /* --gen-input FILE */
-    uint8_t key[64];
-    int key_len;              /* 0: not given (default key) */
-    uint8_t iv[64];
-    int iv_len;               /* 0: not given (default IV) */
-    int nopad;
-    int ciphertext_input;
-    const char *output;       /* --output FILE */
-    const char *json;         /* --json FILE (default stdout) */
-    int reps;                 /* default 3 */
-    int warmup;               /* default 1 */
-    int threads;              /* default 1 */
-    int threads_given;
-    int block_threads;        /* default 256 */
-    int block_threads_given;
-    int device;               /* default 0 */
-    int device_given;
-    const char *energy;       /* auto|rapl|none */
-    int inject_fault;         /* --inject-fault corrupt */
-} cs_opts;
+#include "evp.h"
+#include "input.h"
+#include "json.h"
+#include "prov.h"
 
 /* Timings of one repetition, seconds; NAN = does not apply (written as null). */
 typedef struct {
@@ -157,59 +125,5 @@ double cs_now(void);
 cs_aes_job cs_run_job(const cs_run *r, const cs_aes_key *k);
 /* Default reference: OpenSSL EVP on r->in (root). */
 int cs_reference_evp(cs_run *r);
-
-/* ---- building blocks (cli.c, input.c, json.c, evp.c, prov.c) ---- */
-
-/* Parse argv; prints one line and returns CS_EXIT_USAGE on bad usage, -1 after
- * --help/--version (exit 0), 0 otherwise. quiet: print nothing (MPI ranks != 0). */
-int cs_parse_options(int argc, char **argv, const cs_backend *be, cs_opts *o, int quiet);
-/* "12MiB" -> bytes; returns 0 or -1. */
-int cs_parse_size(const char *s, uint64_t *out);
-/* Hex string -> bytes (at most max); returns the length or -1. */
-int cs_parse_hex(const char *s, uint8_t *out, int max);
-
-/* The one input generator: splitmix64 stream from seed, 8 bytes little-endian each. */
-void cs_generate(uint8_t *buf, size_t n, uint64_t seed);
-/* Whole file into a fresh malloc'ed buffer; returns 0 or -1 (errno set). */
-int cs_read_file(const char *path, uint8_t **buf, size_t *n);
-int cs_write_file(const char *path, const uint8_t *buf, size_t n);
-
-/* Growable text buffer and a flat JSON object writer. */
-typedef struct {
-    char *p;
-    size_t len, cap;
-    int first;                /* no field written yet in the current object */
-} cs_buf;
-void cs_buf_free(cs_buf *b);
-void cs_buf_printf(cs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void cs_json_begin(cs_buf *b);
-void cs_json_end(cs_buf *b); /* "}\n" */
-void cs_json_str(cs_buf *b, const char *key, const char *val); /* NULL -> null */
-void cs_json_int(cs_buf *b, const char *key, long long val);
-void cs_json_num(cs_buf *b, const char *key, double val);     /* NAN/inf -> null */
-void cs_json_bool(cs_buf *b, const char *key, int val);
-void cs_json_null(cs_buf *b, const char *key);
-void cs_json_escape(cs_buf *b, const char *s);
-
-/* OpenSSL EVP (evp.c).  cs_evp_fetch: 0, or CS_EXIT_USAGE with a message in err
- * (unknown cipher, legacy provider missing).  The returned cipher is EVP_CIPHER *. */
-int cs_evp_fetch(const char *name, void **cipher, char *err, size_t errlen);
-void cs_evp_free(void *cipher);
-/* One-shot encryption/decryption; tag: AEAD tag (16 bytes; written on encryption,
- * checked on decryption; may be NULL for other ciphers).  out needs n + 32 bytes.
- * Returns 0, or -1 with a message in err. */
-int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8_t *iv,
-                 const uint8_t *in, size_t n, uint8_t *out, size_t *out_n, uint8_t *tag,
-                 char *err, size_t errlen);
-const char *cs_openssl_version(void);
-
-/* Provenance and CPU time (prov.c). */
-void cs_cpu_times(double *user, double *sys); /* getrusage(RUSAGE_SELF) */
-void cs_hostname(char *buf, size_t n);
-void cs_cpu_model(char *buf, size_t n);       /* empty when unknown */
-int cs_cpu_count(void);
-const char *cs_compiler(void);
-const char *cs_cflags(void);
-void cs_timestamp(char *buf, size_t n);       /* ISO 8601 UTC, microseconds */
 
 #endif

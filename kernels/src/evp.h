@@ -1,0 +1,20 @@
+/* evp.h - OpenSSL 3 EVP helpers (evp.c): references and the aes-openssl backend. */
+#ifndef CIPHERSWEEP_EVP_H
+#define CIPHERSWEEP_EVP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* cs_evp_fetch: 0, or CS_EXIT_USAGE with a message in err (unknown cipher, legacy
+ * provider missing).  The returned cipher is EVP_CIPHER *. */
+int cs_evp_fetch(const char *name, void **cipher, char *err, size_t errlen);
+void cs_evp_free(void *cipher);
+/* One-shot encryption/decryption; tag: AEAD tag (16 bytes; written on encryption,
+ * checked on decryption; may be NULL for other ciphers).  out needs n + 32 bytes.
+ * Returns 0, or -1 with a message in err. */
+int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8_t *iv,
+                 const uint8_t *in, size_t n, uint8_t *out, size_t *out_n, uint8_t *tag,
+                 char *err, size_t errlen);
+const char *cs_openssl_version(void);
+
+#endif
