@@ -1130,8 +1130,13 @@ def build_energy_table(ctx: Any) -> Any:
         rows,
         list(ctx.columns),
         {},
-        digits=4,
         row_header="backend: quantity",
+        caption="Energy of the timed region per backend and data size: J per run is the "
+        "median over repetitions of the energy of one timed run, J/MB that divided by the "
+        "data size (MB = 10^6 bytes), mean W the median of energy / wall time. The "
+        "counters are socket-wide (GPU: the whole board), so a value means something "
+        "only on an exclusive node; n/a means no source could measure the cell (reason "
+        "in the footnote), never 0.",
     )
     for p in ctx.points:
         label = ctx.row_of[p.id]
@@ -1172,7 +1177,9 @@ def build_cpu_util_table(ctx: Any) -> Any:
         "cpu_util",
         "CPU utilisation (%) = (user + sys CPU time) / (wall time x cores used), median over repetitions",
         cell,
-        digits=1,
+        caption="CPU utilisation = (user + system CPU time) / (wall time x cores used), "
+        "from getrusage, median over repetitions, in percent. Values above 100 % come "
+        "from timed regions too short for getrusage's resolution (footnoted).",
     )
     for p in ctx.points:
         key = (ctx.row_of[p.id], p.input_name)

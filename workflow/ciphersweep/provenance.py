@@ -437,6 +437,10 @@ def build_provenance_table(ctx: Any, facts: Mapping[str, Any] | None = None) -> 
         ["value"],
         {(label, "value"): value for label, value in rows},
         row_header="field",
+        caption="Where and with what the campaign ran: hardware, software versions, the "
+        "project's git revision, the container image and the Slurm jobs, taken from the "
+        "records of every repetition (several values are listed where records differ); "
+        "fields no record carries come from the machine that made the report.",
     )
 
 

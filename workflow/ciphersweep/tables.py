@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .render import render_markdown, write_table
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,8 +85,9 @@ class Table:
     columns: list[str]
     cells: dict[tuple[str, str], Any]  # float, or a string such as "failed"/"n/a"
     notes: dict[tuple[str, str], str] = field(default_factory=dict)  # cell -> footnote
-    digits: int = 6
+    digits: int = 3  # significant digits of every number shown (ciphersweep.render)
     row_header: str = "backend"
+    caption: str = ""  # what the table shows and how it was computed (the report)
 
     def value(self, row: str, col: str) -> Any:
         return self.cells.get((row, col))
@@ -120,10 +122,19 @@ class Context:
         title: str,
         value: Callable[[Point, dict[str, Any]], Any],
         keep: Callable[[Point], bool] = lambda p: True,
-        digits: int = 6,
+        digits: int = 3,
+        caption: str = "",
     ) -> Table:
         """A rows x sizes table; ``value(point, summary_row)`` gives a cell (None: n/a)."""
-        t = Table(name, title, self.rows(keep), self.columns, {}, digits=digits)
+        t = Table(
+            name,
+            title,
+            self.rows(keep),
+            self.columns,
+            {},
+            digits=digits,
+            caption=caption,
+        )
         for p in self.points:
             if not keep(p):
                 continue
@@ -275,7 +286,13 @@ def _t(row: dict[str, Any]) -> float | None:
 
 def build_time(ctx: Context) -> Table:
     return ctx.grid(
-        "time", "Execution time (s), median over repetitions", lambda p, r: _t(r)
+        "time",
+        "Execution time (s), median over repetitions",
+        lambda p, r: _t(r),
+        caption="Wall time of the timed region (t_total, seconds) of each backend and "
+        "degree of parallelism (rows) for each data size (columns): the median over the "
+        "verified timed repetitions, warm-ups excluded. The spread (min, max, quartiles) "
+        "of every cell is in summary.csv.",
     )
 
 
@@ -306,7 +323,10 @@ def build_speedup(ctx: Context) -> Table:
         "Speedup Ts/Tp vs the sequential kernel (same impl, mode, op, size)",
         lambda p, r: _speedup_cell(ctx, base, p, r),
         keep=_is_baseline(ctx),
-        digits=3,
+        caption="Speedup S = Ts / Tp: the median time of the baseline kernel "
+        f"({ctx.cfg.get('baseline', {}).get('backend', 'seq')}, same implementation, "
+        "mode, operation and data size) divided by the median time of the row's "
+        "kernel. Above 1 the row is faster than the baseline.",
     )
 
 
@@ -325,7 +345,9 @@ def build_efficiency(ctx: Context) -> Table:
         "Efficiency = speedup / P",
         cell,
         keep=lambda p: keep(p) and p.backend != "cuda",
-        digits=3,
+        caption="Efficiency E = S / P: the speedup divided by the number of processing "
+        "elements P = MPI ranks x OpenMP threads; 1 is ideal scaling. GPU rows are left "
+        "out (P is not meaningful there).",
     )
 
 
@@ -334,7 +356,8 @@ def build_throughput(ctx: Context) -> Table:
         "throughput",
         "Throughput (MB/s, MB = 10^6 bytes), from the median time",
         lambda p, r: throughput_mbps(p.size_bytes, _t(r)),
-        digits=1,
+        caption="Throughput = data size / median time, in MB/s with MB = 10^6 bytes, "
+        "for each backend and data size.",
     )
 
 
@@ -357,6 +380,9 @@ def build_cuda_copy(ctx: Context) -> Table:
         ctx.columns,
         {},
         row_header="part",
+        caption="Where the time of a CUDA run goes: host-to-device copy, kernel, "
+        "device-to-host copy and the total timed region, each the median over the "
+        "repetitions in seconds (the reference study's copy-overhead table).",
     )
     for p in cuda:
         r = ctx.by_point.get(p.id)
@@ -419,114 +445,7 @@ def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
 
 
 # ------------------------------------------------------------------ rendering
-
-
-def _fmt(v: Any, digits: int) -> str:
-    if isinstance(v, float):
-        if v != 0 and (abs(v) < 10 ** (-digits + 2) or abs(v) >= 1e7):
-            return f"{v:.{max(digits - 3, 3)}e}"
-        return f"{v:.{digits}f}"
-    return "" if v is None else str(v)
-
-
-def to_frame(t: Table) -> pd.DataFrame:
-    import pandas as pd
-
-    data = {c: [t.cells.get((r, c), "") for r in t.rows] for c in t.columns}
-    frame = pd.DataFrame(
-        data, index=pd.Index(t.rows, name=t.row_header), columns=t.columns
-    )
-    return frame
-
-
-def _with_notes(t: Table) -> tuple[list[list[str]], list[str]]:
-    """Formatted rows with footnote markers, and the footnotes (reason text deduplicated)."""
-    notes: list[str] = []
-    body = []
-    for r in t.rows:
-        line = [r]
-        for c in t.columns:
-            v = t.cells.get((r, c))
-            s = _fmt(v, t.digits)
-            note = t.notes.get((r, c))
-            if note:
-                if note not in notes:
-                    notes.append(note)
-                s += f" [{notes.index(note) + 1}]"
-            line.append(s)
-        body.append(line)
-    return body, notes
-
-
-def render_markdown(t: Table) -> str:
-    from tabulate import tabulate
-
-    body, notes = _with_notes(t)
-    text = (
-        f"### {t.title}\n\n"
-        + tabulate(
-            body,
-            headers=[t.row_header] + t.columns,
-            tablefmt="github",
-            disable_numparse=True,
-        )
-        + "\n"
-    )
-    if notes:
-        text += "\n" + "\n".join(f"[{i + 1}] {n}" for i, n in enumerate(notes)) + "\n"
-    return text
-
-
-def _tex_escape(s: str) -> str:
-    for a, b in (
-        ("\\", r"\textbackslash{}"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("$", r"\$"),
-        ("#", r"\#"),
-        ("_", r"\_"),
-        ("{", r"\{"),
-        ("}", r"\}"),
-        ("~", r"\textasciitilde{}"),
-        ("^", r"\textasciicircum{}"),
-    ):
-        s = s.replace(a, b)
-    return s
-
-
-def render_latex(t: Table) -> str:
-    body, notes = _with_notes(t)
-    cols = "l" + "r" * len(t.columns)
-    lines = [
-        "% " + t.title,
-        r"\begin{tabular}{" + cols + "}",
-        r"\hline",
-        " & ".join(_tex_escape(h) for h in [t.row_header] + t.columns) + r" \\",
-        r"\hline",
-    ]
-    for row in body:
-        lines.append(" & ".join(_tex_escape(c) for c in row) + r" \\")
-    lines += [r"\hline", r"\end{tabular}"]
-    for i, n in enumerate(notes):
-        lines.append(
-            f"\\\\[{i + 1}] {_tex_escape(n)}"
-            if i
-            else f"\n\\noindent [{i + 1}] {_tex_escape(n)}"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def write_table(t: Table, outdir: str | Path) -> list[Path]:
-    out = Path(outdir)
-    out.mkdir(parents=True, exist_ok=True)
-    frame = to_frame(t)
-    csv = out / f"{t.name}.csv"
-    frame.to_csv(csv)
-    md = out / f"{t.name}.md"
-    md.write_text(render_markdown(t))
-    tex = out / f"{t.name}.tex"
-    tex.write_text(render_latex(t))
-    return [csv, md, tex]
+# Number formats, CSV/Markdown/LaTeX/HTML: ciphersweep.render (re-exported here).
 
 
 def build_all(ctx: Context) -> list[Table]:
