@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tables import Table
 
 MAX_DECIMALS = 6
-CSV_DIGITS = 9
+CSV_DIGITS = 12
 
 
 # ------------------------------------------------------------------ numbers
