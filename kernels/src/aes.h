@@ -11,7 +11,8 @@
  *   PKCS#7 padding (RFC 5652 section 6.3) for ECB, as `openssl enc` applies it.
  *
  * Block implementations ("impls") are selected at run time through a small dispatch
- * table; each lives in its own file (aes_ref.c, aes_ttable.c, aes_aesni.c, aes_vaes.c).
+ * table; each lives in its own file (aes_ref.c, aes_ttable.c, aes_aesni.c,
+ * aes_vaes256.c, aes_vaes.c).
  * Every impl uses the same expanded key (cs_aes_key), so key expansion is portable C.
  */
 #ifndef CIPHERSWEEP_AES_H
@@ -63,10 +64,12 @@ typedef struct {
 extern const cs_aes_impl cs_aes_impl_ref;
 extern const cs_aes_impl cs_aes_impl_ttable;
 extern const cs_aes_impl cs_aes_impl_aesni;
+extern const cs_aes_impl cs_aes_impl_vaes256;
 extern const cs_aes_impl cs_aes_impl_vaes;
 /* NULL-terminated list, slowest first. */
 const cs_aes_impl *const *cs_aes_impls(void);
-/* Look an impl up by name; "auto" = the best the CPU has (vaes > aesni > ttable).
+/* Look an impl up by name; "auto" = the best the CPU has
+ * (vaes > vaes256 > aesni > ttable).
  * Returns NULL when the name is unknown; *missing = 1 when it is known but the CPU
  * lacks what it needs, 2 when it is switched off by the environment variable
  * CIPHERSWEEP_DISABLE_IMPLS (comma-separated impl names; emulates a lesser CPU). */

@@ -5,7 +5,8 @@
 #include "aes.h"
 
 static const cs_aes_impl *const table[] = {
-    &cs_aes_impl_ref, &cs_aes_impl_ttable, &cs_aes_impl_aesni, &cs_aes_impl_vaes, NULL,
+    &cs_aes_impl_ref,     &cs_aes_impl_ttable, &cs_aes_impl_aesni,
+    &cs_aes_impl_vaes256, &cs_aes_impl_vaes,   NULL,
 };
 
 const cs_aes_impl *const *cs_aes_impls(void) { return table; }
@@ -28,8 +29,12 @@ const cs_aes_impl *cs_aes_impl_find(const char *name, int *missing)
 {
     *missing = 0;
     if (strcmp(name, "auto") == 0) {
-        /* best first: vaes > aesni > ttable (ref is never chosen automatically) */
-        for (int i = 3; i >= 1; i--)
+        /* best first: vaes (512-bit, AVX-512) > vaes256 (ymm) > aesni > ttable (ref is
+         * never chosen automatically) */
+        int last = 0;
+        while (table[last + 1])
+            last++;
+        for (int i = last; i >= 1; i--)
             if (table[i]->available() && !cs_aes_impl_disabled(table[i]->name))
                 return table[i];
         return &cs_aes_impl_ttable;

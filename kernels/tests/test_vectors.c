@@ -4,7 +4,8 @@
  *   SP 800-38A F.1.1/F.1.2 (ECB-AES128 encrypt/decrypt), F.5.1/F.5.2 (CTR-AES128);
  * plus agreement of every impl with the reference impl on long messages (all batch and
  * tail paths), CTR counters whose low 64 bits (and all 128 bits) wrap, and PKCS#7.
- * Impls the CPU lacks are reported as skipped.
+ * Impls the CPU lacks are reported as skipped.  The run-time choice ("auto") is tested
+ * by switching impls off (CIPHERSWEEP_DISABLE_IMPLS, which emulates a lesser CPU).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,12 +187,53 @@ static void test_modes(void)
     }
 }
 
+/* "auto" picks vaes > vaes256 > aesni > ttable among the impls the CPU has and the
+ * environment leaves on; every combination of the three switched off is tried. */
+static void test_selection(void)
+{
+    static const char *const order[] = {"vaes", "vaes256", "aesni"};
+    for (int mask = 0; mask < 8; mask++) {
+        char env[64] = "";
+        for (int i = 0; i < 3; i++)
+            if (mask & (1 << i)) {
+                strcat(env, env[0] ? "," : "");
+                strcat(env, order[i]);
+            }
+        setenv("CIPHERSWEEP_DISABLE_IMPLS", env, 1);
+        const char *want = "ttable";
+        int missing = 0;
+        for (int i = 0; i < 3; i++) {
+            const cs_aes_impl *im = cs_aes_impl_find(order[i], &missing);
+            const int off = (mask >> i) & 1;
+            if (!im || missing != (!im->available() ? 1 : off ? 2 : 0)) {
+                printf("FAIL select   %s with '%s' off: missing=%d\n", order[i], env, missing);
+                failures++;
+            }
+            if (im && im->available() && !off) {
+                want = order[i];
+                break;
+            }
+        }
+        const cs_aes_impl *got = cs_aes_impl_find("auto", &missing);
+        if (!got || strcmp(got->name, want) != 0 || missing) {
+            printf("FAIL select   auto with '%s' off: %s, want %s\n", env, got ? got->name : "NULL",
+                   want);
+            failures++;
+        } else {
+            printf("ok   select   auto with '%s' off -> %s\n", env, got->name);
+        }
+    }
+    unsetenv("CIPHERSWEEP_DISABLE_IMPLS");
+}
+
 int main(int argc, char **argv)
 {
     const cs_aes_impl *const *impls = cs_aes_impls();
     const char *only = argc > 1 ? argv[1] : NULL;
     int tested = 0;
     test_modes();
+    if (!only)
+        test_selection();
     for (int i = 0; impls[i]; i++) {
         if (only && strcmp(only, impls[i]->name) != 0)
             continue;

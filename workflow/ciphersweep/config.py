@@ -20,7 +20,7 @@ from .units import parse_size, size_label
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
 
 BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda")
-CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes")
+CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes256", "vaes")
 CUDA_IMPLS = ("auto", "gpu-ttable")  # what aes-cuda accepts
 # Characters that would let a string do something in a shell (or in Snakemake's shell
 # formatting) if it ever reached one.

@@ -23,6 +23,7 @@ _RATE = {
     "ttable": 30e6,
     "auto": 30e6,
     "aesni": 300e6,
+    "vaes256": 600e6,
     "vaes": 600e6,
     "evp": 200e6,
 }
