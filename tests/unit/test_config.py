@@ -21,7 +21,11 @@ def test_valid_config_gets_defaults(tmp_path: Path) -> None:
     assert cfg["debug"]["inject_fault"] == []
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "config").rglob("*.yaml")))
+@pytest.mark.parametrize(
+    "path",
+    # config/campaigns/published/ holds the studies' published numbers, not campaigns
+    sorted(p for p in (ROOT / "config").rglob("*.yaml") if "published" not in p.parts),
+)
 def test_shipped_configs_are_valid(path: Path) -> None:
     cs_config.validate(yaml.safe_load(path.read_text()), root=ROOT, workdir=ROOT)
 

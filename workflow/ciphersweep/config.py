@@ -27,6 +27,8 @@ CUDA_IMPLS = ("auto", "gpu-ttable")  # what aes-cuda accepts
 SHELL_META = set(";&|`$<>()\\'\"{}\n\r\t*?!#~")
 # glob patterns of debug.inject_fault never reach a shell
 _GLOB_KEYS = {("debug", "inject_fault")}
+# table layouts and comparison settings are text and paths that no shell ever sees
+_TEXT_KEYS = {("tables",), ("compare",)}
 _CIPHER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,40}$")
 
 
@@ -56,12 +58,20 @@ def _fail(path: list[Any] | tuple[Any, ...] | str, msg: str) -> ConfigError:
 
 
 def _schema_at(path: list[Any]) -> dict[str, Any]:
-    node = schema()
+    node = _deref(schema())
     for p in path:
         if isinstance(p, int):
-            node = node.get("items", {})
+            node = _deref(node.get("items", {}))
         else:
-            node = node.get("properties", {}).get(p, {})
+            node = _deref(node.get("properties", {}).get(p, {}))
+    return node
+
+
+def _deref(node: dict[str, Any]) -> dict[str, Any]:
+    """Follow a local ``$ref`` (``#/$defs/NAME``) of the schema."""
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        return schema()["$defs"].get(ref.removeprefix("#/$defs/"), {})
     return node
 
 
@@ -115,7 +125,7 @@ def _fill_defaults(node: dict[str, Any], sch: dict[str, Any]) -> None:
 
 
 def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
-    if path[:2] in _GLOB_KEYS:
+    if path[:2] in _GLOB_KEYS or path[:1] in _TEXT_KEYS:
         return
     if isinstance(node, dict):
         for k, v in node.items():
@@ -254,6 +264,15 @@ def validate(
                     ["backends", "cuda", "gpus", i],
                     f"{g} is out of range (allowed: 1..{cluster['gpus_per_node']}, cluster.gpus_per_node)",
                 )
+    _check_baseline(cfg)
+    _check_nopad(cfg)
+    from . import compare, layouts  # the layout and comparison keys check themselves
+
+    try:
+        layouts.check_config(cfg)
+        compare.check_config(cfg, root, workdir)
+    except ValueError as exc:
+        raise ConfigError(f"invalid config: {exc}") from None
     # platform
     cont = cfg["platform"]["container"]
     if cont["runtime"] != "none":
@@ -269,6 +288,34 @@ def validate(
                 "'cpu' has no aes-cuda (allowed with a cuda backend: a CUDA recipe, e.g. cuda)",
             )
     return cfg
+
+
+def _check_baseline(cfg: dict[str, Any]) -> None:
+    base = cfg["baseline"]
+    impl = base.get("impl")
+    if impl is None:
+        return
+    b = cfg["backends"].get(base["backend"])
+    impls = (b or {}).get("impls", [])
+    if impl not in impls:
+        raise _fail(
+            "baseline.impl",
+            f"{impl!r} is not run by backends.{base['backend']} "
+            f"(allowed: {', '.join(impls) or 'enable that backend first'})",
+        )
+
+
+def _check_nopad(cfg: dict[str, Any]) -> None:
+    if not cfg["nopad"]:
+        return
+    for i, s in enumerate(cfg["sizes"]):
+        n = parse_size(s)
+        if n % 16:
+            raise _fail(
+                ["sizes", i],
+                f"{s!r} is {n} bytes, not a multiple of 16 "
+                "(allowed with nopad: true: whole 16-byte blocks, e.g. 1KiB)",
+            )
 
 
 def format_error(exc: ConfigError) -> str:

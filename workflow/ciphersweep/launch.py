@@ -76,6 +76,8 @@ def kernel_args(
     else:
         args += ["--impl", point.impl, "--mode", point.mode]
     args += ["--op", point.op, "--input", input_path]
+    if point.nopad and point.mode in ("ecb", "cbc"):
+        args.append("--nopad")
     args += ["--reps", str(point.reps), "--warmup", str(point.warmup)]
     if point.backend == "omp":
         args += ["--threads", str(point.threads)]

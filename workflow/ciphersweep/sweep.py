@@ -51,6 +51,7 @@ class Point:
     warmup: int = 1
     seed: int = 1
     inject_fault: bool = False
+    nopad: bool = False  # ECB/CBC without padding (config key `nopad`)
     id: str = field(default="", compare=False)
 
     @property
@@ -99,7 +100,12 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
     for item in cfg["inputs"]:
         data.append((item["name"], os.path.getsize(item["path"]), item["path"]))
     faults = list(cfg.get("debug", {}).get("inject_fault", []))
-    common = {"reps": cfg["reps"], "warmup": cfg["warmup"], "seed": cfg["seed"]}
+    common = {
+        "reps": cfg["reps"],
+        "warmup": cfg["warmup"],
+        "seed": cfg["seed"],
+        "nopad": bool(cfg.get("nopad", False)),
+    }
     be = cfg["backends"]
     points: list[Point] = []
 

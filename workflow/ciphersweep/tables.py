@@ -126,19 +126,14 @@ class Context:
         caption: str = "",
     ) -> Table:
         """A rows x sizes table; ``value(point, summary_row)`` gives a cell (None: n/a)."""
-        t = Table(
-            name,
-            title,
-            self.rows(keep),
-            self.columns,
-            {},
-            digits=digits,
-            caption=caption,
-        )
+        # labels over the rows shown: an impl shared by every row is not repeated
+        labels = row_labels([p for p in self.points if keep(p)])
+        rows = list(dict.fromkeys(labels[p.id] for p in self.points if keep(p)))
+        t = Table(name, title, rows, self.columns, {}, digits=digits, caption=caption)
         for p in self.points:
             if not keep(p):
                 continue
-            key = (self.row_of[p.id], p.input_name)
+            key = (labels[p.id], p.input_name)
             row = self.by_point.get(p.id)
             missing = status_cell(row)
             if missing is not None:
@@ -226,7 +221,7 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
     where the campaign has more than one of them."""
     native = [p for p in points if p.backend != "openssl"]
     vary = {
-        "impl": len({p.impl for p in native}) > 1,
+        "impl": len({impl_family(p.impl) for p in native}) > 1,
         "mode": len({p.mode for p in native}) > 1,
         "op": len({p.op for p in points}) > 1,
     }
@@ -261,17 +256,23 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
 
 
 def baseline_of(ctx: Context) -> dict[str, str]:
-    """Point id -> id of its baseline point (same impl family, mode, op, input)."""
+    """Point id -> id of its baseline point: same mode, op and input, and the impl that
+    ``baseline.impl`` names (default: the point's own impl family)."""
     bb = ctx.cfg.get("baseline", {}).get("backend", "seq")
+    named = ctx.cfg.get("baseline", {}).get("impl")
+
+    def family(p: Point) -> str:
+        return named or impl_family(p.impl)
+
     base: dict[tuple[str, str, str, str], str] = {}
     for p in ctx.points:
-        if p.backend == bb:
+        if p.backend == bb and (named is None or p.impl == named):
             base[(impl_family(p.impl), p.mode, p.op, p.input_name)] = p.id
     out = {}
     for p in ctx.points:
-        if p.backend == bb:
+        if p.backend == bb and (named is None or p.impl == named):
             continue
-        b = base.get((impl_family(p.impl), p.mode, p.op, p.input_name))
+        b = base.get((family(p), p.mode, p.op, p.input_name))
         if b is None and p.backend == "openssl":
             continue
         if b is not None:
@@ -301,9 +302,13 @@ def _speedup_cell(
 ) -> Any:
     b = base.get(p.id)
     if b is None:
+        bcfg = ctx.cfg.get("baseline", {})
         return (
             NA,
-            f"no {ctx.cfg.get('baseline', {}).get('backend', 'seq')} baseline with impl {p.impl}, mode {p.mode}",
+            (
+                f"no {bcfg.get('backend', 'seq')} baseline with impl "
+                f"{bcfg.get('impl') or p.impl}, mode {p.mode}"
+            ),
         )
     brow = ctx.by_point.get(b)
     if brow is None or brow.get("status") != "ok":
@@ -313,7 +318,11 @@ def _speedup_cell(
 
 def _is_baseline(ctx: Context) -> Callable[[Point], bool]:
     bb = ctx.cfg.get("baseline", {}).get("backend", "seq")
-    return lambda p: p.backend != bb and p.backend != "openssl"
+    named = ctx.cfg.get("baseline", {}).get("impl")
+    return lambda p: (
+        p.backend != "openssl"
+        and (p.backend != bb or (named is not None and p.impl != named))
+    )
 
 
 def build_speedup(ctx: Context) -> Table:
@@ -434,7 +443,9 @@ def builders(cfg: dict[str, Any], points: Sequence[Point]) -> list[Builder]:
 
 
 def table_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
-    return [b.name for b in builders(cfg, points)]
+    from . import layouts  # the campaign's own layouts (config key `tables`)
+
+    return [b.name for b in builders(cfg, points)] + layouts.table_names(cfg, points)
 
 
 def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
@@ -449,7 +460,9 @@ def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
 
 
 def build_all(ctx: Context) -> list[Table]:
-    return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)]
+    from . import layouts
+
+    return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)] + layouts.build(ctx)
 
 
 def write_tables(

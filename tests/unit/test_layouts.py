@@ -1,0 +1,256 @@
+"""Table layouts as data (config key `tables`), the baseline naming an impl, nopad."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from ciphersweep import config, launch, layouts, sweep, tables
+from ciphersweep.sweep import Point
+from support import base_config
+
+
+def _p(backend: str, impl: str, label: str, size: int, **kw) -> Point:
+    op = kw.pop("op", "encrypt")
+    cipher = kw.pop("cipher", "aes-128-ecb")
+    pid = f"{backend}-{impl}-{cipher}-{op}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
+    return Point(
+        backend, impl, "ecb", op, cipher, size, label, label, None, id=pid, **kw
+    )
+
+
+def _ctx(cfg: dict, rows: list[tuple[Point, dict]]) -> tables.Context:
+    summary = pd.DataFrame([{"point": p.id, "status": "ok", **v} for p, v in rows])
+    return tables.Context(cfg, [p for p, _ in rows], summary)
+
+
+POUSA_ROWS = {"seq, 1": "Secuencial", "mpi, 8": "MPI (8 cores)", "omp, 8": "OMP"}
+
+
+def _pousa_ctx(**extra) -> tables.Context:
+    seq = _p("seq", "ref", "1KiB", 1024)
+    seq_tt = _p("seq", "ttable", "1KiB", 1024)
+    mpi = _p("mpi", "ref", "1KiB", 1024, ranks=8)
+    cfg = {
+        "baseline": {"backend": "seq", "impl": "ref"},
+        "tables": [
+            {
+                "name": "study_time",
+                "value": "t_total",
+                "unit": "ms",
+                "rows": ["backend", "p"],
+                "rename": POUSA_ROWS,
+            },
+            {
+                "name": "study_speedup_compute",
+                "value": "speedup",
+                "time": "t_compute",
+                "rows": ["backend", "p"],
+                "where": {"backend": ["mpi", "omp"]},
+                "rename": POUSA_ROWS,
+            },
+        ],
+        **extra,
+    }
+    return _ctx(
+        cfg,
+        [
+            (seq, {"t_total_median": 2.0, "t_compute_median": 1.8}),
+            (seq_tt, {"t_total_median": 0.5, "t_compute_median": 0.4}),
+            (mpi, {"t_total_median": 0.5, "t_compute_median": 0.2}),
+        ],
+    )
+
+
+def test_layout_grid_rows_renamed_units_converted() -> None:
+    ctx = _pousa_ctx()
+    assert layouts.table_names(ctx.cfg, ctx.points) == [
+        "study_time",
+        "study_speedup_compute",
+    ]
+    built = {t.name: t for t in layouts.build(ctx)}
+    t = built["study_time"]
+    assert t.columns == ["1KiB"]
+    # two seq impls share one row: the cell says so instead of picking one
+    assert t.value("Secuencial", "1KiB") == tables.NA
+    assert "more than one point" in t.notes[("Secuencial", "1KiB")]
+    assert t.value("MPI (8 cores)", "1KiB") == pytest.approx(500.0)  # 0.5 s in ms
+    sp = built["study_speedup_compute"]
+    assert sp.rows == ["MPI (8 cores)"]
+    assert sp.value("MPI (8 cores)", "1KiB") == pytest.approx(1.8 / 0.2)
+
+
+def test_baseline_names_an_impl_for_every_speedup() -> None:
+    ctx = _pousa_ctx()
+    sp = tables.build_speedup(ctx)
+    # seq ttable is not the baseline: it gets a speedup against seq ref, as MPI does
+    assert sp.value("seq [ttable]", "1KiB") == pytest.approx(2.0 / 0.5)
+    assert sp.value("mpi (8 ranks) [ref]", "1KiB") == pytest.approx(2.0 / 0.5)
+    # without the named impl each point compares with its own impl family
+    plain = _pousa_ctx(baseline={"backend": "seq"})
+    sp2 = tables.build_speedup(plain)
+    assert sp2.rows == ["mpi (8 ranks)"]  # one impl left in the table: no suffix
+
+
+def test_measures_ratio_and_one_table_per_value() -> None:
+    pts = []
+    for cipher, te, td in (("aes-128-cbc", 2.0, 1.0), ("des-cbc", 9.0, 3.0)):
+        for op, t in (("encrypt", te), ("decrypt", td)):
+            pts.append(
+                (
+                    _p("openssl", "evp", "10KB", 10_000, op=op, cipher=cipher),
+                    {"t_total_median": t, "t_total_mean": t * 1.1},
+                )
+            )
+    cfg = {
+        "baseline": {"backend": "seq"},
+        "tables": [
+            {
+                "name": "study",
+                "value": "t_total",
+                "rows": ["size"],
+                "per": "cipher",
+                "measures": [
+                    {
+                        "label": "Enc (ms)",
+                        "value": "t_total",
+                        "unit": "ms",
+                        "where": {"op": "encrypt"},
+                    },
+                    {
+                        "label": "Dec (ms)",
+                        "value": "t_total",
+                        "unit": "ms",
+                        "statistic": "mean",
+                        "where": {"op": "decrypt"},
+                    },
+                    {
+                        "label": "Enc MiB/s",
+                        "value": "throughput",
+                        "unit": "MiB/s",
+                        "where": {"op": "encrypt"},
+                    },
+                    {"label": "ratio", "ratio": ["Enc (ms)", "Dec (ms)"]},
+                    {
+                        "label": "integrity",
+                        "value": "verified",
+                        "where": {"op": "encrypt"},
+                    },
+                ],
+            }
+        ],
+    }
+    ctx = _ctx(cfg, pts)
+    assert layouts.table_names(cfg, ctx.points) == [
+        "study_aes_128_cbc",
+        "study_des_cbc",
+    ]
+    t = {x.name: x for x in layouts.build(ctx)}["study_des_cbc"]
+    assert t.rows == ["10KB"]
+    assert t.value("10KB", "Enc (ms)") == pytest.approx(9000.0)
+    assert t.value("10KB", "Dec (ms)") == pytest.approx(3300.0)  # the mean
+    assert t.value("10KB", "ratio") == pytest.approx(9000 / 3300)
+    assert t.value("10KB", "Enc MiB/s") == pytest.approx(10_000 / 9.0 / 2**20)
+    assert t.value("10KB", "integrity") == "OK"
+
+
+def test_failed_point_in_layout_keeps_its_reason() -> None:
+    p = _p("seq", "ref", "1KiB", 1024)
+    summary = pd.DataFrame(
+        [{"point": p.id, "status": "failed", "reason": "exit 3: timeout"}]
+    )
+    cfg = {
+        "baseline": {"backend": "seq"},
+        "tables": [{"name": "x", "value": "t_compute", "rows": ["backend"]}],
+    }
+    t = layouts.build(tables.Context(cfg, [p], summary))[0]
+    assert t.value("seq", "1KiB") == tables.FAILED
+    assert t.notes[("seq", "1KiB")] == "exit 3: timeout"
+
+
+@pytest.mark.parametrize(
+    ("tables_cfg", "message"),
+    [
+        (
+            [{"name": "t", "value": "t_total", "colums": ["size"]}],
+            "invalid config: tables[0]: unknown key 'colums' (allowed: columns, digits",
+        ),
+        (
+            [{"name": "t", "value": "t_total", "unit": "MiB/s"}],
+            "invalid config: tables[0].unit: 'MiB/s' is not a unit of t_total (allowed: 's', 'ms', 'us')",
+        ),
+        (
+            [{"name": "t", "value": "t_total", "rows": ["rank"]}],
+            "invalid config: tables[0].rows[0]: 'rank' is not allowed (allowed: label, backend",
+        ),
+        (
+            [
+                {
+                    "name": "t",
+                    "value": "t_total",
+                    "columns": ["size"],
+                    "measures": [{"label": "a", "value": "t_total"}],
+                }
+            ],
+            "invalid config: tables[0]: give either columns (axes) or measures, not both",
+        ),
+        (
+            [
+                {
+                    "name": "t",
+                    "value": "t_total",
+                    "measures": [{"label": "r", "ratio": ["a", "b"]}],
+                }
+            ],
+            "invalid config: tables[0].measures[0].ratio: 'a' is not an earlier measure",
+        ),
+        (
+            [{"name": "t", "value": "t_total"}, {"name": "t", "value": "speedup"}],
+            "invalid config: tables[1].name: 't' is used twice",
+        ),
+        (
+            [{"name": "t", "value": "t_total", "per": "size"}],
+            "invalid config: tables[0].per: 'size' is already a row or column axis",
+        ),
+        (
+            [{"name": "t", "value": "t_total", "where": {"colour": "red"}}],
+            "invalid config: tables[0].where",
+        ),
+    ],
+)
+def test_bad_layout_one_clear_line(tables_cfg: list, message: str) -> None:
+    with pytest.raises(config.ConfigError) as exc:
+        config.validate(base_config(tables=tables_cfg))
+    text = str(exc.value)
+    assert "\n" not in text
+    assert text.startswith(message), text
+
+
+def test_baseline_impl_must_be_run() -> None:
+    cfg = base_config(baseline={"backend": "seq", "impl": "ref"})
+    with pytest.raises(
+        config.ConfigError,
+        match=r"^invalid config: baseline.impl: 'ref' is not run by backends.seq \(allowed: ttable\)$",
+    ):
+        config.validate(cfg)
+
+
+def test_nopad_needs_whole_blocks_and_reaches_the_kernel() -> None:
+    bad = base_config(nopad=True, sizes=["1KiB", "1KB"], modes=["ecb"])
+    with pytest.raises(
+        config.ConfigError,
+        match=r"^invalid config: sizes\[1\]: '1KB' is 1000 bytes, not a multiple of 16",
+    ):
+        config.validate(bad)
+    cfg = config.validate(base_config(nopad=True, sizes=["1KiB"], modes=["ecb", "ctr"]))
+    pts = sweep.expand(cfg)
+    args = {
+        (p.backend, p.mode): launch.kernel_args(p, input_path="i", json_path="j")
+        for p in pts
+    }
+    assert "--nopad" in args[("seq", "ecb")]
+    assert "--nopad" not in args[("seq", "ctr")]
+    plain = sweep.expand(config.validate(base_config(sizes=["1KiB"], modes=["ecb"])))
+    assert all(
+        "--nopad" not in launch.kernel_args(p, input_path="i", json_path="j")
+        for p in plain
+    )
