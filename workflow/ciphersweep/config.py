@@ -19,7 +19,8 @@ from .units import parse_size, size_label
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
 
-BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda")
+BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda", "pycryptodome", "command")
+PY_BACKENDS = ("pycryptodome", "command")  # Python-side kernels: native runs only
 CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes256", "vaes")
 CUDA_IMPLS = ("auto", "gpu-ttable")  # what aes-cuda accepts
 # Characters that would let a string do something in a shell (or in Snakemake's shell
@@ -124,8 +125,21 @@ def _fill_defaults(node: dict[str, Any], sch: dict[str, Any]) -> None:
             _fill_defaults(val, sub)
 
 
-def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
+def _no_shell(path: tuple[Any, ...]) -> bool:
+    """Strings that never reach a shell: debug globs, free text, and the command
+    backend's argument lists (started without a shell; their placeholders are checked
+    on their own)."""
     if path[:2] in _GLOB_KEYS or path[:1] in _TEXT_KEYS:
+        return True
+    return (
+        path[:3] == ("backends", "command", "programs")
+        and len(path) > 4
+        and (path[4] in ("encrypt", "decrypt"))
+    )
+
+
+def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
+    if _no_shell(path):
         return
     if isinstance(node, dict):
         for k, v in node.items():
@@ -134,6 +148,8 @@ def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
         for i, v in enumerate(node):
             _check_strings(v, path + (i,))
     elif isinstance(node, str):
+        if len(path) == 3 and path[0] == "inputs" and path[2] == "glob":
+            node = node.replace("*", "").replace("?", "")  # the glob's own wildcards
         bad = sorted(set(node) & SHELL_META)
         if bad:
             shown = " ".join(repr(c) for c in bad)
@@ -194,24 +210,13 @@ def validate(
                 f"{item['name']!r} is used twice (names must be unique)",
             )
         names.add(item["name"])
-        p = Path(item["path"])
-        if not p.is_absolute():
-            p = Path(workdir) / p
-        if not p.is_file():
-            raise _fail(
-                ["inputs", i, "path"],
-                f"{item['path']!r}: no such file (allowed: an existing, readable file)",
-            )
-        if p.stat().st_size < 1:
-            raise _fail(
-                ["inputs", i, "path"],
-                f"{item['path']!r} is empty (allowed: a file of at least 1 byte)",
-            )
+        _check_input(item, i, workdir)
     if not cfg["sizes"] and not cfg["inputs"]:
         raise _fail(
             "sizes", "no sizes and no inputs (allowed: at least one size or input file)"
         )
 
+    _check_python_backends(cfg, backends)
     # backends
     for name in ("seq", "omp", "mpi"):
         b = backends.get(name)
@@ -315,6 +320,98 @@ def _check_nopad(cfg: dict[str, Any]) -> None:
                 ["sizes", i],
                 f"{s!r} is {n} bytes, not a multiple of 16 "
                 "(allowed with nopad: true: whole 16-byte blocks, e.g. 1KiB)",
+            )
+
+
+def _check_input(item: dict[str, Any], i: int, workdir: str | Path) -> None:
+    """One ``inputs`` item: a readable file, a set that matches files, or a valid
+    generated set."""
+    from . import inputsets
+
+    if "path" not in item:
+        bad = inputsets.check(item, workdir)
+        if bad is not None:
+            key, msg = bad
+            raise _fail(["inputs", i] + ([key] if key else []), msg)
+        return
+    if any(k in item for k in ("glob", "dir", "generate")):
+        raise _fail(["inputs", i], "give exactly one of path, glob, dir, generate")
+    p = Path(item["path"])
+    if not p.is_absolute():
+        p = Path(workdir) / p
+    if not p.is_file():
+        raise _fail(
+            ["inputs", i, "path"],
+            f"{item['path']!r}: no such file (allowed: an existing, readable file)",
+        )
+    if p.stat().st_size < 1:
+        raise _fail(
+            ["inputs", i, "path"],
+            f"{item['path']!r} is empty (allowed: a file of at least 1 byte)",
+        )
+
+
+def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> None:
+    """Ciphers, key lengths and command templates of the Python-side kernels."""
+    from . import ciphers as cs_ciphers
+    from . import launch as cs_launch
+
+    def cipher_ok(path: list[Any], name: str) -> None:
+        try:
+            cs_ciphers.cipher(name)
+            for kb in cfg["key_bits"].get(name, []):
+                cs_ciphers.cipher(name, kb)
+        except ValueError as exc:
+            raise _fail(path, str(exc)) from None
+
+    for name, bits in cfg["key_bits"].items():
+        try:
+            for kb in bits:
+                cs_ciphers.cipher(name, kb)
+        except ValueError as exc:
+            raise _fail(["key_bits", name], str(exc)) from None
+        if (
+            backends.get("openssl") is not None
+            and name in backends["openssl"]["ciphers"]
+        ):
+            raise _fail(
+                ["key_bits", name],
+                "aes-openssl takes the cipher's default key length only "
+                "(allowed here: ciphers of the pycryptodome and command backends)",
+            )
+    if backends.get("pycryptodome") is not None:
+        for i, c in enumerate(backends["pycryptodome"]["ciphers"]):
+            cipher_ok(["backends", "pycryptodome", "ciphers", i], c)
+    if backends.get("command") is not None:
+        names: set[str] = set()
+        for i, prog in enumerate(backends["command"]["programs"]):
+            at = ["backends", "command", "programs", i]
+            if prog["name"] in names:
+                raise _fail(
+                    at + ["name"],
+                    f"{prog['name']!r} is used twice (names must be unique)",
+                )
+            names.add(prog["name"])
+            for j, c in enumerate(prog["ciphers"]):
+                cipher_ok(at + ["ciphers", j], c)
+            for op in ("encrypt", "decrypt"):
+                if op not in prog:
+                    if op in cfg["ops"]:
+                        raise _fail(at, f"no {op!r} argument list, but ops has {op}")
+                    continue
+                bad = cs_launch.placeholder_errors(prog[op])
+                if bad:
+                    raise _fail(at + [op], bad)
+                if "{output}" not in "".join(prog[op]):
+                    raise _fail(
+                        at + [op], "no {output} placeholder (the output is verified)"
+                    )
+    runtime = cfg["platform"]["container"]["runtime"]
+    for name in PY_BACKENDS:
+        if backends.get(name) is not None and runtime != "none":
+            raise _fail(
+                ["backends", name],
+                f"runs natively only (allowed with platform.container.runtime: none, not {runtime})",
             )
 
 

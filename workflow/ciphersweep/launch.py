@@ -8,18 +8,29 @@
     kernel ARGS      aes-<backend> --impl ... --json FILE
 
 The host launcher is always outside the container (Apptainer's hybrid MPI model).
+The Python-side kernels (``aes-pycryptodome``, ``aes-command``) are run by the
+workflow's own Python (``python -m ciphersweep.kernel_<name>``); the command backend's
+program is given to ``aes-command`` after ``--`` as an argument list whose placeholders
+(:data:`PLACEHOLDERS`) :func:`command_argv` fills in for each run, with no shell.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import string
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .sweep import Point
+
+# backends whose kernel is a module of this package, run by the workflow's Python
+PY_KERNELS = {"pycryptodome": "kernel_pycryptodome", "command": "kernel_command"}
+# what a command backend's argument list may name, e.g. "{input}"
+PLACEHOLDERS = ("input", "output", "key", "iv", "cipher")
 
 # inside a Charliecloud image the working directory is bound here (it exists in every
 # Debian root file system, and SquashFS images cannot grow new mount points)
@@ -71,8 +82,10 @@ def kernel_args(
 ) -> list[str]:
     """Command-line arguments of the kernel for one point (the kernel contract)."""
     args: list[str] = []
-    if point.backend == "openssl":
+    if point.backend in ("openssl", "pycryptodome", "command"):
         args += ["--cipher", point.cipher]
+        if point.key_bits is not None:
+            args += ["--key-bits", str(point.key_bits)]
     else:
         args += ["--impl", point.impl, "--mode", point.mode]
     args += ["--op", point.op, "--input", input_path]
@@ -86,7 +99,42 @@ def kernel_args(
     args += ["--energy", energy, "--json", json_path]
     if point.inject_fault:
         args += ["--inject-fault", "corrupt"]
+    if point.backend == "command":
+        args += ["--program", point.impl, "--"] + list(point.command)
     return args
+
+
+def placeholder_errors(template: Sequence[str]) -> str | None:
+    """Why an argument list is not a valid command template (None: it is)."""
+    if not template:
+        return "empty argument list (allowed: [program, arg, ...])"
+    if not str(template[0]).strip():
+        return "no program (the first item names the program)"
+    for i, item in enumerate(template):
+        try:
+            fields = list(string.Formatter().parse(str(item)))
+        except ValueError as exc:
+            return f"[{i}] {item!r}: {exc} (write {{{{ and }}}} for literal braces)"
+        for _, name, spec, conv in fields:
+            if name is None:
+                continue
+            if name not in PLACEHOLDERS or spec or conv:
+                return (
+                    f"[{i}] {item!r}: unknown placeholder {{{name}}} "
+                    f"(allowed: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
+                )
+    return None
+
+
+def command_argv(template: Sequence[str], values: dict[str, str]) -> list[str]:
+    """A command backend's argument list with its placeholders filled in.
+
+    Each item is expanded on its own and stays ONE argument: no shell ever sees it, so
+    a ``;`` or a space in a path is part of that path."""
+    bad = placeholder_errors(template)
+    if bad:
+        raise ValueError(bad)
+    return [str(item).format_map(values) for item in template]
 
 
 def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
@@ -160,6 +208,21 @@ def _user() -> str:
         return str(os.getuid())
 
 
+def kernel_prefix(point: Point, plat: Platform) -> list[str]:
+    """The kernel itself: its binary, or the Python running a Python-side kernel."""
+    mod = PY_KERNELS.get(point.backend)
+    if mod is not None:
+        return [sys.executable, "-m", f"ciphersweep.{mod}"]
+    return [kernel_path(point, plat)]
+
+
+def python_env() -> dict[str, str]:
+    """PYTHONPATH with this package, for the Python-side kernels."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    old = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": here + (os.pathsep + old if old else "")}
+
+
 def kernel_path(point: Point, plat: Platform) -> str:
     name = f"aes-{point.backend}"
     if plat.runtime != "none":
@@ -178,13 +241,15 @@ def build(
     cont, env = container_prefix(point, plat)
     if point.backend == "omp":
         env = {**omp_binding_env(), **env}
+    if point.backend in PY_KERNELS:
+        env = {**env, **python_env()}
     if host and host[0] == "mpirun" and plat.where == "slurm":
         env = {**slurm_allocation_env(), **env}
     argv = (
         host
         + cont
         + list(energy_prefix or [])
-        + [kernel_path(point, plat)]
+        + kernel_prefix(point, plat)
         + list(args)
     )
     return Launch(argv=argv, oversubscribed=oversub, env=env)

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 import yaml
 
+from . import cpusample
 from . import launch as cs_launch
 from . import provenance as cs_prov
 from .sweep import Point
@@ -190,7 +191,7 @@ def failure_reason(stderr: str) -> str:
 
 
 def run_point(
-    point: Point, spec: RunSpec, runner: Callable[..., Any] = subprocess.run
+    point: Point, spec: RunSpec, runner: Callable[..., Any] = cpusample.run
 ) -> dict[str, Any]:
     """Run one point and write ``spec.out_path``; return a small summary dict."""
     Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
@@ -200,7 +201,7 @@ def run_point(
         likwid_csv = f"{spec.out_path}.likwid.csv"
         binary = (
             os.path.join(spec.kernel_dir, f"aes-{point.backend}")
-            if spec.runtime == "none"
+            if spec.runtime == "none" and point.backend not in cs_launch.PY_KERNELS
             else None
         )
         prefix, eflag, probe, energy = _energy_hooks(
@@ -235,6 +236,7 @@ def run_point(
             os.remove(json_tmp)
         t0 = time.monotonic()
         reason: str | None = None
+        extra_peak: float | None = None
         try:
             proc = runner(
                 ln.argv,
@@ -245,6 +247,7 @@ def run_point(
                 timeout=spec.timeout_s,
             )
             rc, out, err = proc.returncode, proc.stdout or "", proc.stderr or ""
+            extra_peak = getattr(proc, "cpu_peak_pct", None)
         except subprocess.TimeoutExpired as exc:
             rc, out, err = (
                 None,
@@ -281,6 +284,9 @@ def run_point(
         if reason is None and len(records) != point.reps:
             reason = f"expected {point.reps} records, got {len(records)}"
         extra = _orchestrator_fields(point, spec, ln.text, ln.oversubscribed)
+        extra["cpu_peak_pct"] = extra_peak
+        if point.input_set is not None:
+            extra["input_set"] = point.input_set
         if reason is None:
             for rec in records:
                 rec.setdefault("status", "ok")

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from .units import parse_size, size_label
+from . import inputsets
 
 _OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
 
@@ -26,7 +25,9 @@ _RATE = {
     "vaes256": 600e6,
     "vaes": 600e6,
     "evp": 200e6,
+    "pycryptodome": 20e6,
 }
+_START_S = {"command": 0.05, "pycryptodome": 0.3}  # per run / once: process start-up
 _CUDA_RATE = 50e6  # host<->device copies on a slow bus included
 
 
@@ -52,6 +53,9 @@ class Point:
     seed: int = 1
     inject_fault: bool = False
     nopad: bool = False  # ECB/CBC without padding (config key `nopad`)
+    key_bits: int | None = None  # a key length the cipher allows besides its default
+    command: tuple[str, ...] = ()  # command backend: the argument list of the op
+    input_set: str | None = None  # the file set this input belongs to
     id: str = field(default="", compare=False)
 
     @property
@@ -78,9 +82,17 @@ def point_id(
     threads: int,
     gpus: int,
     block_threads: int | None,
+    key_bits: int | None = None,
 ) -> str:
     """A file-name-safe identifier, unique within a campaign."""
-    head = f"{backend}-{cipher}" if backend == "openssl" else f"{backend}-{impl}-{mode}"
+    if backend in ("openssl", "pycryptodome"):
+        head = f"{backend}-{cipher}"
+    elif backend == "command":
+        head = f"{backend}-{impl}-{cipher}"
+    else:
+        head = f"{backend}-{impl}-{mode}"
+    if key_bits is not None:
+        head += f"-k{key_bits}"
     pid = f"{head}-{_OP_TAG[op]}-{input_name}-r{ranks}-t{threads}"
     if backend == "cuda":
         pid += f"-g{gpus}-b{block_threads}"
@@ -94,11 +106,6 @@ def _cipher_mode(cipher: str) -> str:
 
 def expand(cfg: dict[str, Any]) -> list[Point]:
     """All points of a validated config (see :func:`ciphersweep.config.validate`)."""
-    data: list[tuple[str, int, str | None]] = []
-    for s in cfg["sizes"]:
-        data.append((size_label(s), parse_size(s), None))
-    for item in cfg["inputs"]:
-        data.append((item["name"], os.path.getsize(item["path"]), item["path"]))
     faults = list(cfg.get("debug", {}).get("inject_fault", []))
     common = {
         "reps": cfg["reps"],
@@ -121,18 +128,23 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
             kw.get("threads", 1),
             kw.get("gpus", 0),
             kw.get("block_threads"),
+            kw.get("key_bits"),
         )
         fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
-        points.append(Point(**kw, **common, inject_fault=fault, id=pid))
+        seed = kw.pop("seed", None)
+        extra = {**common, "seed": seed} if seed is not None else common
+        points.append(Point(**kw, **extra, inject_fault=fault, id=pid))
 
     for op in cfg["ops"]:
-        for label, nbytes, path in data:
+        for f in inputsets.expand(cfg):
             d = {
                 "op": op,
-                "size_bytes": nbytes,
-                "size_label": label,
-                "input_name": label,
-                "input_path": path,
+                "size_bytes": f.size_bytes,
+                "size_label": f.name,
+                "input_name": f.name,
+                "input_path": f.path,
+                "input_set": f.set_name,
+                "seed": f.seed,
             }
             for mode in cfg["modes"]:
                 cipher = f"aes-128-{mode}"
@@ -183,10 +195,44 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                         cipher=c,
                         **d,
                     )
+            _python_points(cfg, op, d, add)
     ids = [p.id for p in points]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
         raise ValueError("duplicate point ids")
     return points
+
+
+def _key_lengths(cfg: dict[str, Any], cipher: str) -> list[int | None]:
+    return list(cfg.get("key_bits", {}).get(cipher, [])) or [None]
+
+
+def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) -> None:
+    """Points of the Python-side kernels (PyCryptodome, command) for one op/input."""
+    be = cfg["backends"]
+    if be.get("pycryptodome") is not None:
+        for c in be["pycryptodome"]["ciphers"]:
+            for kb in _key_lengths(cfg, c):
+                add(
+                    backend="pycryptodome",
+                    impl="pycryptodome",
+                    mode=_cipher_mode(c),
+                    cipher=c,
+                    key_bits=kb,
+                    **d,
+                )
+    if be.get("command") is not None:
+        for prog in be["command"]["programs"]:
+            for c in prog["ciphers"]:
+                for kb in _key_lengths(cfg, c):
+                    add(
+                        backend="command",
+                        impl=prog["name"],
+                        mode=_cipher_mode(c),
+                        cipher=c,
+                        key_bits=kb,
+                        command=tuple(prog.get(op, ())),
+                        **d,
+                    )
 
 
 # --------------------------------------------------------------------------- resources
@@ -199,7 +245,10 @@ def estimate_seconds(point: Point) -> float:
     else:
         rate = _RATE.get(point.impl, _RATE["ref"])
     runs = point.reps + point.warmup + 1  # +1: verification / reference encryption
-    return 2.0 + 0.25 * point.ranks + runs * point.size_bytes / rate
+    start = _START_S.get(point.backend, 0.0) * (
+        runs if point.backend == "command" else 1
+    )
+    return 2.0 + start + 0.25 * point.ranks + runs * point.size_bytes / rate
 
 
 def resources(

@@ -23,6 +23,8 @@ from .sweep import Point
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+# backends whose rows are named by their cipher; they have no sequential baseline
+NAMED_BACKENDS = ("openssl", "pycryptodome", "command")
 FAILED = "failed"
 NA = "n/a"
 PLUGINS = ("ciphersweep.energy", "ciphersweep.provenance")
@@ -219,7 +221,8 @@ def _n(n: int, word: str) -> str:
 def row_labels(points: Sequence[Point]) -> dict[str, str]:
     """Point id -> row label such as ``mpi (16 ranks)``; impl/mode/op are added only
     where the campaign has more than one of them."""
-    native = [p for p in points if p.backend != "openssl"]
+    named = NAMED_BACKENDS
+    native = [p for p in points if p.backend not in named]
     vary = {
         "impl": len({impl_family(p.impl) for p in native}) > 1,
         "mode": len({p.mode for p in native}) > 1,
@@ -238,10 +241,14 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
             base = f"cuda ({p.block_threads} threads/block" + (
                 f", {p.gpus} GPUs)" if multi_gpu else ")"
             )
+        elif p.backend == "command":
+            base = f"{p.impl} {p.cipher}"
         else:
-            base = f"openssl {p.cipher}"
+            base = f"{p.backend} {p.cipher}"
+        if p.key_bits is not None:
+            base += f" ({p.key_bits}-bit key)"
         extra = []
-        if p.backend != "openssl":
+        if p.backend not in named:
             if vary["impl"]:
                 extra.append(p.impl)
             if vary["mode"]:
@@ -273,7 +280,7 @@ def baseline_of(ctx: Context) -> dict[str, str]:
         if p.backend == bb and (named is None or p.impl == named):
             continue
         b = base.get((family(p), p.mode, p.op, p.input_name))
-        if b is None and p.backend == "openssl":
+        if b is None and p.backend in NAMED_BACKENDS:
             continue
         if b is not None:
             out[p.id] = b
@@ -320,7 +327,7 @@ def _is_baseline(ctx: Context) -> Callable[[Point], bool]:
     bb = ctx.cfg.get("baseline", {}).get("backend", "seq")
     named = ctx.cfg.get("baseline", {}).get("impl")
     return lambda p: (
-        p.backend != "openssl"
+        p.backend not in NAMED_BACKENDS
         and (p.backend != bb or (named is not None and p.impl != named))
     )
 
@@ -418,7 +425,7 @@ def _has(backend: str) -> Callable[[dict[str, Any], Sequence[Point]], bool]:
 def _has_parallel(cfg: dict[str, Any], points: Sequence[Point]) -> bool:
     bb = cfg.get("baseline", {}).get("backend", "seq")
     return any(p.backend == bb for p in points) and any(
-        p.backend not in (bb, "openssl") for p in points
+        p.backend != bb and p.backend not in NAMED_BACKENDS for p in points
     )
 
 

@@ -52,8 +52,12 @@ GROUPS = cs_sweep.pack_groups(POINT_LIST, CFG["cluster"])
 if "bench" not in workflow.global_resources:
     workflow.register_resource("bench", 1)
 SIZES = {p.input_name: p.size_bytes for p in POINT_LIST if p.input_path is None}
+SEEDS = {p.input_name: p.seed for p in POINT_LIST if p.input_path is None}
 BACKENDS = sorted({p.backend for p in POINT_LIST})
-NATIVE_BACKENDS = sorted(set(BACKENDS) | {"seq"})  # aes-seq also generates the inputs
+# aes-seq also generates the inputs; the Python-side kernels are not built
+NATIVE_BACKENDS = sorted(
+    (set(BACKENDS) | {"seq"}) - set(cs_config.PY_BACKENDS)
+)
 IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
 GIT_REV = cs_prov.git_revision(PROJECT)
@@ -140,6 +144,9 @@ def bench_inputs(wildcards):
         raise WorkflowError(f"ciphersweep: unknown point {wildcards.point!r}")
     if RUNTIME != "none":
         return {"image": IMAGE, "data": input_file(point)}
+    if point.backend in cs_config.PY_BACKENDS:
+        kernel = PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
+        return {"kernels": str(kernel), "data": input_file(point)}
     return {"kernels": kernel_binary(point.backend), "data": input_file(point)}
 
 

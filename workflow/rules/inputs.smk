@@ -1,5 +1,6 @@
-# One deterministic input per size, generated once by `aes-seq --gen-input` and reused
-# by every point of that size. User files (config `inputs`) are used as they are.
+# One deterministic input per size (and per member of a generated file set), generated
+# once by `aes-seq --gen-input` and reused by every point of that input. User files and
+# sets (config `inputs`) are used as they are.
 
 
 rule gen_input:
@@ -17,6 +18,6 @@ rule gen_input:
         bench=1,
     params:
         nbytes=lambda wildcards: SIZES[wildcards.size],
-        seed=CFG["seed"],
+        seed=lambda wildcards: SEEDS[wildcards.size],
     run:
         cs_runner.gen_input(gen_spec(), output[0], params.nbytes, params.seed, log[0])

@@ -1,0 +1,63 @@
+"""Sampled CPU %: the peak of (CPU time / wall time) over sampling intervals."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ciphersweep import cpusample
+
+
+def test_peak_from_samples() -> None:
+    cpu = iter([0.0, 0.005, 0.015, 0.016, 0.0, 0.02])  # a reaped child: the sum drops
+    now = iter([0.0, 0.01, 0.02, 0.03, 0.04, 0.05])
+    s = cpusample.Sampler(1, read=lambda pid: next(cpu), clock=lambda: next(now))
+    for _ in range(6):
+        s.sample()
+    # 50 %, 100 %, 10 %, (drop skipped), 200 % (two threads)
+    assert s.samples == 4
+    assert abs(s.peak - 200.0) < 1e-9
+
+
+def test_gone_process_gives_no_sample() -> None:
+    s = cpusample.Sampler(1, read=lambda pid: None)
+    s.sample()
+    s.sample()
+    assert s.peak is None and s.samples == 0
+
+
+BUSY = (
+    "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.4: pass\n"
+)
+
+
+def test_busy_child_tree_is_near_one_core() -> None:
+    # the busy loop runs in a grandchild: the whole tree is sampled
+    argv = [
+        sys.executable,
+        "-c",
+        f"import subprocess, sys; subprocess.run([sys.executable, '-c', {BUSY!r}])",
+    ]
+    res = cpusample.run(argv, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0
+    assert res.cpu_peak_pct is not None and res.cpu_peak_pct > 50
+
+
+def test_sleeping_child_is_near_zero() -> None:
+    s = cpusample.Sampler(0)
+    with subprocess.Popen(["sleep", "0.4"]) as proc:
+        s.pid = proc.pid
+        s.start()
+        proc.wait()
+        s.stop()
+    assert proc.returncode == 0
+    assert s.samples > 5
+    assert s.peak is not None and s.peak < 50
+
+
+def test_timeout_kills_and_raises() -> None:
+    try:
+        cpusample.run(["sleep", "30"], timeout=0.5)
+    except subprocess.TimeoutExpired:
+        return
+    raise AssertionError("no TimeoutExpired")

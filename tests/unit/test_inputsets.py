@@ -1,0 +1,97 @@
+"""Input file sets: generated sets deterministic by seed and inside their bounds,
+glob/dir sets, their checks, and the points they make."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from ciphersweep import config as cs_config
+from ciphersweep import inputsets
+from ciphersweep.sweep import expand
+from support import ROOT, base_config
+
+
+def test_uniform_sizes_deterministic_and_bounded() -> None:
+    a = inputsets.set_sizes(50, 10_000, 500_000, "uniform", 1, "audio")
+    assert a == inputsets.set_sizes(50, 10_000, 500_000, "uniform", 1, "audio")
+    assert a != inputsets.set_sizes(50, 10_000, 500_000, "uniform", 2, "audio")
+    assert a != inputsets.set_sizes(50, 10_000, 500_000, "uniform", 1, "images")
+    assert len(a) == 50 and all(10_000 <= n <= 500_000 for n in a)
+    assert len(set(a)) > 40  # spread over the range, not one value
+
+
+def test_even_sizes_span_the_range() -> None:
+    assert inputsets.set_sizes(5, 20, 1000, "even", 1, "t") == [20, 265, 510, 755, 1000]
+    assert inputsets.set_sizes(1, 20, 1000, "even", 1, "t") == [20]
+    with pytest.raises(ValueError):
+        inputsets.set_sizes(3, 100, 10, "even", 1, "t")
+
+
+def _cfg(tmp_path: Path, *items: dict) -> dict:
+    return cs_config.validate(
+        base_config(inputs=list(items), backends={"seq": {"impls": ["ttable"]}}),
+        root=ROOT,
+        workdir=tmp_path,
+    )
+
+
+def test_generated_set_points(tmp_path: Path) -> None:
+    item = {"name": "texts", "generate": {"count": 3, "min": "20B", "max": "1000B"}}
+    pts = [p for p in expand(_cfg(tmp_path, item)) if p.input_set]
+    assert [p.input_name for p in pts] == ["texts.001", "texts.002", "texts.003"]
+    assert all(20 <= p.size_bytes <= 1000 and p.input_path is None for p in pts)
+    assert len({p.seed for p in pts}) == 3  # distinct contents per member
+    again = [p for p in expand(_cfg(tmp_path, copy.deepcopy(item))) if p.input_set]
+    assert [(p.size_bytes, p.seed) for p in again] == [
+        (p.size_bytes, p.seed) for p in pts
+    ]
+
+
+def test_glob_and_dir_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    d = tmp_path / "data"
+    d.mkdir()
+    for name, n in (("b.txt", 30), ("a.txt", 10), ("c.bin", 5)):
+        (d / name).write_bytes(b"x" * n)
+    monkeypatch.chdir(tmp_path)
+    cfg = _cfg(
+        tmp_path,
+        {"name": "txt", "glob": "data/*.txt"},
+        {"name": "all", "dir": "data"},
+    )
+    pts = [p for p in expand(cfg) if p.input_set]
+    got = {(p.input_set, p.input_name, p.size_bytes, p.input_path) for p in pts}
+    assert ("txt", "txt.001", 10, "data/a.txt") in got
+    assert ("txt", "txt.002", 30, "data/b.txt") in got
+    assert {p.input_name for p in pts if p.input_set == "all"} == {
+        "all.001",
+        "all.002",
+        "all.003",
+    }
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        (
+            {"name": "s", "glob": "nothing/*.bin"},
+            "inputs[0].glob: 'nothing/*.bin' matches no file",
+        ),
+        ({"name": "s", "dir": "nodir"}, "inputs[0].dir: 'nodir': no such directory"),
+        (
+            {"name": "s", "generate": {"count": 2, "min": "2KB", "max": "1KB"}},
+            "inputs[0].generate: min '2KB' > max '1KB'",
+        ),
+        (
+            {"name": "s", "generate": {"count": 2, "min": "1QB", "max": "1KB"}},
+            "inputs[0].generate",
+        ),
+        ({"name": "s"}, "inputs[0]: give exactly one of path, glob, dir, generate"),
+        ({"name": "s", "glob": "a", "dir": "b"}, "give exactly one"),
+    ],
+)
+def test_bad_sets(tmp_path: Path, item: dict, expected: str) -> None:
+    with pytest.raises(cs_config.ConfigError) as exc:
+        _cfg(tmp_path, item)
+    assert expected in str(exc.value) and "\n" not in str(exc.value)

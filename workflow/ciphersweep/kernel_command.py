@@ -1,0 +1,157 @@
+"""aes-command: any program, given as an argument list, timed as a whole process.
+
+    python -m ciphersweep.kernel_command --cipher aes-128-cbc --op encrypt \\
+        --input FILE --reps N --warmup W --program NAME [--json FILE] \\
+        -- openssl enc -aes-128-cbc -e -K {key} -iv {iv} -in {input} -out {output}
+
+This is how the ``openssl enc`` studies timed (a wall clock read around ``system()``),
+without a shell: the program is started with ``posix_spawn`` and waited for, and the
+clock (``time.perf_counter``) is read just before the start and just after the wait.
+``{input}`` is the point's input (for decryption: OpenSSL's ciphertext of it, made
+before any timing), ``{output}`` a fresh file for each run, ``{key}``/``{iv}`` the hex
+key and IV, ``{cipher}`` the EVP name. After each run, outside the timed region, the
+output file is compared with OpenSSL EVP's output for the same key, IV and input; a
+difference fails the point. The child's CPU time comes from ``wait4``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from . import launch as cs_launch
+from . import pykernel
+
+PROG = "aes-command"
+
+
+def _extra(ap: argparse.ArgumentParser) -> None:
+    ap.add_argument(
+        "--program", default="command", help="name of the program (the impl)"
+    )
+    ap.add_argument(
+        "template",
+        nargs=argparse.REMAINDER,
+        help="-- PROGRAM ARG ... with placeholders",
+    )
+
+
+def _spawn(argv: list[str], log: str) -> tuple[int, float, Any]:
+    """Run ``argv`` (stdout and stderr to ``log``); exit status, wall seconds, rusage."""
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, fd, 1),
+            (os.POSIX_SPAWN_DUP2, fd, 2),
+        ]
+        t0 = time.perf_counter()
+        try:
+            pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=actions)
+        except OSError as exc:
+            raise pykernel.KernelError(
+                f"cannot start {argv[0]!r}: {exc.strerror or exc}"
+            ) from None
+        _, status, usage = os.wait4(pid, 0)
+        t1 = time.perf_counter()
+    finally:
+        os.close(fd)
+    return os.waitstatus_to_exitcode(status), t1 - t0, usage
+
+
+def _last_line(path: str) -> str:
+    try:
+        with open(path, errors="replace") as fh:
+            lines = [ln.strip() for ln in fh if ln.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:300] if lines else ""
+
+
+class CommandRun:
+    """The repetitions of one command point inside a scratch directory."""
+
+    def __init__(self, ns: argparse.Namespace, job: pykernel.Job, scratch: str) -> None:
+        self.template = list(
+            ns.template[1:] if ns.template[:1] == ["--"] else ns.template
+        )
+        bad = cs_launch.placeholder_errors(self.template)
+        if bad:
+            raise pykernel.KernelError(f"command: {bad}")
+        self.scratch = scratch
+        self.input = job.input_path
+        if not job.encrypt:  # the program decrypts OpenSSL's ciphertext of the input
+            self.input = os.path.join(scratch, "input.enc")
+            with open(self.input, "wb") as fh:
+                fh.write(job.data)
+        self.count = 0
+        self.last_line = ""
+
+    def argv(self, job: pykernel.Job, output: str) -> list[str]:
+        c = job.cipher
+        values = {
+            "input": self.input,
+            "output": output,
+            "key": c.key().hex(),
+            "iv": c.iv().hex(),
+            "cipher": c.name,
+        }
+        return cs_launch.command_argv(self.template, values)
+
+    def __call__(self, job: pykernel.Job) -> pykernel.Rep:
+        self.count += 1
+        out = os.path.join(self.scratch, f"out-{self.count}.bin")
+        log = os.path.join(self.scratch, "program.log")
+        argv = self.argv(job, out)
+        self.last_line = shlex.join(argv)
+        rc, wall, ru = _spawn(argv, log)
+        if rc != 0:
+            msg = _last_line(log) or "no message"
+            raise pykernel.KernelError(f"{argv[0]} exited {rc}: {msg}")
+        try:
+            with open(out, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            raise pykernel.KernelError(
+                f"{argv[0]} wrote no output file (is {{output}} in its arguments?)"
+            ) from None
+        os.remove(out)
+        cpu = ru.ru_utime + ru.ru_stime
+        extra = {
+            "cpu_user_s": ru.ru_utime,
+            "cpu_sys_s": ru.ru_stime,
+            "cpu_util": cpu / wall if wall > 0 else None,
+            "command_line": self.last_line,
+        }
+        return pykernel.Rep(t_total=wall, t_compute=wall, output=data, extra=extra)
+
+
+def run(ns: argparse.Namespace) -> list[dict[str, Any]]:
+    job = pykernel.prepare(ns)
+    rec0 = pykernel.base_record(ns, job, "command", ns.program)
+    rec0["clock"] = "perf_counter around posix_spawn + wait4 (whole process)"
+    where = os.path.dirname(os.path.abspath(ns.json)) if ns.json else None
+    scratch = tempfile.mkdtemp(prefix="cs-command-", dir=where)
+    try:
+        return pykernel.loop(ns, job, rec0, CommandRun(ns, job, scratch))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ns = pykernel.parse_args(PROG, argv, _extra)
+    if not [a for a in ns.template if a != "--"]:
+        print(f"{PROG}: no program given (-- PROGRAM ARG ...)", file=sys.stderr)
+        return pykernel.EXIT_USAGE
+    return pykernel.main(PROG, run, ns)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
