@@ -55,9 +55,7 @@ SIZES = {p.input_name: p.size_bytes for p in POINT_LIST if p.input_path is None}
 SEEDS = {p.input_name: p.seed for p in POINT_LIST if p.input_path is None}
 BACKENDS = sorted({p.backend for p in POINT_LIST})
 # aes-seq also generates the inputs; the Python-side kernels are not built
-NATIVE_BACKENDS = sorted(
-    (set(BACKENDS) | {"seq"}) - set(cs_config.PY_BACKENDS)
-)
+NATIVE_BACKENDS = sorted((set(BACKENDS) | {"seq"}) - set(cs_config.PY_BACKENDS))
 IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
 GIT_REV = cs_prov.git_revision(PROJECT)
