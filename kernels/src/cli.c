@@ -73,6 +73,8 @@ static void usage(const cs_prog_info *be)
     printf("usage: %s [options]\n"
            "  --impl ref|ttable|aesni|vaes|auto   block implementation (default auto: the best\n"
            "                                      the CPU has, vaes > aesni > ttable%s)\n"
+           "                                      AEADs (aes-seq): ascon-ref|ascon-opt64|ascon-lowsize\n"
+           "                                      for ascon-aead128, gcm-ref|gcm-aesni for aes-128-gcm\n"
            "  --mode ecb|ctr                      (default ctr)\n"
            "  --op encrypt|decrypt                (default encrypt)\n"
            "  --cipher NAME                       %s\n"
@@ -82,6 +84,8 @@ static void usage(const cs_prog_info *be)
            "  --gen-input FILE                    write the generated input to FILE and exit\n"
            "  --key HEX                           default 000102...: the FIPS-197 C.1 key for AES-128\n"
            "  --iv HEX                            default f0f1f2...: the SP 800-38A F.5 counter\n"
+           "                                      (AEADs: the nonce, 16 bytes Ascon, 12 bytes GCM)\n"
+           "  --ad HEX                            AEAD associated data (default empty)\n"
            "  --nopad                             ECB without PKCS#7 padding (like openssl enc -nopad)\n"
            "  --ciphertext-input                  decrypt: the input is ciphertext as it is\n"
            "  --output FILE                       result bytes of the last repetition\n"
@@ -96,7 +100,8 @@ static void usage(const cs_prog_info *be)
            "Exit status: 0 ok, 1 runtime failure (e.g. verification), 2 bad usage.\n",
            be->prog, (be->flags & CS_BE_EVP) ? "; aes-openssl: evp" : "",
            (be->flags & CS_BE_EVP) ? "any OpenSSL EVP cipher (default aes-128-<mode>)"
-                                   : "aes-128|192|256-ecb|ctr (default aes-128-<mode>)",
+                                   : "aes-128|192|256-ecb|ctr, ascon-aead128, aes-128-gcm\n"
+                                     "                                      (default aes-128-<mode>)",
            (be->flags & CS_BE_THREADS) ? "OpenMP threads (default 1)" : "only 1 (aes-omp runs more)");
 }
 
@@ -105,7 +110,7 @@ static void usage(const cs_prog_info *be)
 enum { OPT_OK = 0, OPT_BAD = 1, OPT_NOT_MINE = 2 };
 
 enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
-       O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
+       O_AD, O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
        O_ENERGY, O_FAULT, O_HELP, O_VERSION };
 
 static const struct option longopts[] = {
@@ -119,6 +124,7 @@ static const struct option longopts[] = {
     {"gen-input", required_argument, NULL, O_GEN},
     {"key", required_argument, NULL, O_KEY},
     {"iv", required_argument, NULL, O_IV},
+    {"ad", required_argument, NULL, O_AD},
     {"nopad", no_argument, NULL, O_NOPAD},
     {"ciphertext-input", no_argument, NULL, O_CTIN},
     {"output", required_argument, NULL, O_OUTPUT},
@@ -206,8 +212,18 @@ static int parse_seed(const char *a, uint64_t *seed)
     return (errno || *end) ? -1 : 0;
 }
 
+/* An even number (possibly zero) of hex digits. */
+static int is_hex(const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!isxdigit((unsigned char)s[n]))
+            return 0;
+    return n % 2 == 0;
+}
+
 /* The data: --size, --input, --seed, --gen-input, --key, --iv, --nopad,
- * --ciphertext-input. */
+ * --ciphertext-input, --ad. */
 static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
     switch (c) {
@@ -236,6 +252,11 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
         o->iv_len = cs_parse_hex(a, o->iv, 64);
         if (o->iv_len < 0)
             return fail(err, n, "--iv: '%s' is not an even number of hex digits", a);
+        return OPT_OK;
+    case O_AD:
+        if (!is_hex(a))
+            return fail(err, n, "--ad: '%s' is not an even number of hex digits", a);
+        o->ad_hex = a;
         return OPT_OK;
     case O_NOPAD:
         o->nopad = 1;

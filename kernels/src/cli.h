@@ -12,6 +12,7 @@
 #define CS_BE_THREADS 0x2u   /* --threads T > 1 */
 #define CS_BE_GPU 0x4u       /* --block-threads N, --device N */
 #define CS_BE_EVP 0x8u       /* --cipher: any EVP name (the backend's setup checks it) */
+#define CS_BE_AEAD 0x10u     /* --cipher ascon-aead128|aes-128-gcm: the project's AEADs */
 
 /* The program being parsed for: its name in messages, --version's extra line, flags. */
 typedef struct {
@@ -36,6 +37,7 @@ typedef struct {
     int key_len;              /* 0: not given (default key) */
     uint8_t iv[64];
     int iv_len;               /* 0: not given (default IV) */
+    const char *ad_hex;       /* --ad HEX: AEAD associated data (NULL: none) */
     int nopad;
     int ciphertext_input;
     const char *output;       /* --output FILE */

@@ -105,3 +105,55 @@ done:
     EVP_CIPHER_CTX_free(ctx);
     return rc;
 }
+
+/* Feeds n bytes through EVP_CipherUpdate in int-sized chunks (out NULL: AD). */
+static int update_all(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in, size_t n)
+{
+    int len = 0;
+    while (n > 0) {
+        const int chunk = n > (size_t)(INT_MAX / 2) ? INT_MAX / 2 : (int)n;
+        if (EVP_CipherUpdate(ctx, out, &len, in, chunk) != 1)
+            return -1;
+        if (out)
+            out += len;
+        in += chunk;
+        n -= (size_t)chunk;
+    }
+    return 0;
+}
+
+int cs_evp_aead(void *cipher, int enc, const uint8_t *key, const uint8_t *iv,
+                const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t n, uint8_t *out,
+                char *err, size_t errlen)
+{
+    const size_t m = enc ? n : n - 16; /* payload length */
+    uint8_t tag[16];
+    int len = 0, rc = -1;
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    if (!ctx || EVP_CipherInit_ex2(ctx, (EVP_CIPHER *)cipher, key, iv, enc, NULL) != 1 ||
+        (ad_len && update_all(ctx, NULL, ad, ad_len) != 0) || update_all(ctx, out, in, m) != 0) {
+        ossl_err(err, errlen, "OpenSSL AEAD setup or update failed");
+        goto done;
+    }
+    if (!enc) {
+        memcpy(tag, in + m, 16);
+        if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1) {
+            ossl_err(err, errlen, "setting the AEAD tag failed");
+            goto done;
+        }
+    }
+    if (EVP_CipherFinal_ex(ctx, out + m, &len) != 1) {
+        ERR_clear_error();
+        snprintf(err, errlen, "tag mismatch");
+        rc = enc ? -1 : -2;
+        goto done;
+    }
+    if (enc && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out + m) != 1) {
+        ossl_err(err, errlen, "getting the AEAD tag failed");
+        goto done;
+    }
+    rc = 0;
+done:
+    EVP_CIPHER_CTX_free(ctx);
+    return rc;
+}

@@ -15,6 +15,13 @@ void cs_evp_free(void *cipher);
 int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8_t *iv,
                  const uint8_t *in, size_t n, uint8_t *out, size_t *out_n, uint8_t *tag,
                  char *err, size_t errlen);
+/* AEAD with associated data in the NIST LWC layout (aes-128-gcm: 12-byte IV, 16-byte
+ * tag).  enc: out = ciphertext || tag (n + 16 bytes).  Decryption: in = ciphertext ||
+ * tag (n >= 16 bytes), out = plaintext.  Returns 0, -1 with a message in err, or -2
+ * when the tag does not match. */
+int cs_evp_aead(void *cipher, int enc, const uint8_t *key, const uint8_t *iv,
+                const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t n, uint8_t *out,
+                char *err, size_t errlen);
 const char *cs_openssl_version(void);
 
 #endif

@@ -1,4 +1,5 @@
-/* main_seq.c - aes-seq: the whole message on one core. */
+/* main_seq.c - aes-seq: the whole message on one core (AES ECB/CTR through seq_rep; the
+ * AEADs ascon-aead128 and aes-128-gcm through the runner's AEAD path, aead_run.c). */
 #include "runner.h"
 
 static int seq_rep(cs_run *r, cs_timings *t)
@@ -24,7 +25,7 @@ static int seq_rep(cs_run *r, cs_timings *t)
 static const cs_backend seq_backend = {
     .name = "seq",
     .prog = "aes-seq",
-    .flags = CS_BE_AES_IMPLS,
+    .flags = CS_BE_AES_IMPLS | CS_BE_AEAD,
     .rep = seq_rep,
 };
 

@@ -15,6 +15,7 @@
 
 #include <openssl/evp.h>
 
+#include "aead_run.h"
 #include "likwid_marker.h"
 #include "runner.h"
 
@@ -101,13 +102,19 @@ static int resolve_cipher(cs_run *r, void **evp)
     for (char *p = r->cipher; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p - 'A' + 'a');
+    if (!(r->be->flags & CS_BE_EVP) && cs_aead_run_cipher(r->cipher))
+        return cs_aead_resolve(r, evp);
+    if (o->ad_hex) {
+        cs_error(r, "--ad: associated data applies to ascon-aead128 and aes-128-gcm on aes-seq only");
+        return CS_EXIT_USAGE;
+    }
     if (!(r->be->flags & CS_BE_EVP)) {
         int bits = 0;
         char m[8] = "";
         if (sscanf(r->cipher, "aes-%d-%7s", &bits, m) != 2 ||
             (bits != 128 && bits != 192 && bits != 256) || (strcmp(m, "ecb") && strcmp(m, "ctr"))) {
-            cs_error(r, "--cipher: '%s' is not supported here (allowed: aes-128|192|256-ecb|ctr; "
-                        "aes-openssl takes any OpenSSL cipher)", o->cipher);
+            cs_error(r, "--cipher: '%s' is not supported here (allowed: aes-128|192|256-ecb|ctr, "
+                        "ascon-aead128, aes-128-gcm; aes-openssl takes any OpenSSL cipher)", o->cipher);
             return CS_EXIT_USAGE;
         }
         const cs_mode cm = strcmp(m, "ecb") == 0 ? CS_ECB : CS_CTR;
@@ -194,13 +201,11 @@ int cs_reference_evp(cs_run *r)
     return 0;
 }
 
-/* Root: read or generate the data set, then the timed input and the expected output. */
-static int prepare_data(cs_run *r)
+int cs_load_data(cs_run *r, uint8_t **out, size_t *out_n)
 {
     const cs_opts *o = &r->o;
     uint8_t *data = NULL;
     size_t n = 0;
-    char err[512];
     if (o->input) {
         if (cs_read_file(o->input, &data, &n) != 0) {
             cs_error(r, "--input: cannot read '%s': %s", o->input, strerror(errno));
@@ -224,6 +229,21 @@ static int prepare_data(cs_run *r)
         }
         cs_generate(data, n, o->seed);
     }
+    *out = data;
+    *out_n = n;
+    return 0;
+}
+
+/* Root: read or generate the data set, then the timed input and the expected output. */
+static int prepare_data(cs_run *r)
+{
+    const cs_opts *o = &r->o;
+    uint8_t *data = NULL;
+    size_t n = 0;
+    char err[512];
+    const int loaded = cs_load_data(r, &data, &n);
+    if (loaded)
+        return loaded;
     r->plain = data;
     r->plain_len = n;
     const int block = EVP_CIPHER_get_block_size((const EVP_CIPHER *)r->evp);
@@ -291,6 +311,8 @@ static int verify(cs_run *r, size_t *bad_off)
         *bad_off = i;
         return -1;
     }
+    if (r->aead)
+        return cs_aead_verify(r, bad_off);
     if (r->be->verify)
         return r->be->verify(r, bad_off);
     return 0;
@@ -345,6 +367,11 @@ static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, const c
     cs_json_num(b, "t_gather", t->t_gather);
     cs_json_str(b, "clock", r->clock);
     cs_json_bool(b, "verified", 1);
+    cs_json_str(b, "verified_by", r->verified_by);
+    if (r->aead)
+        cs_json_int(b, "ad_bytes", (long long)r->ad_len);
+    else
+        cs_json_null(b, "ad_bytes");
     cs_json_num(b, "cpu_user_s", user);
     cs_json_num(b, "cpu_sys_s", sys);
     cs_json_int(b, "cores_used", r->cores_used);
@@ -428,6 +455,7 @@ static void run_init(cs_run *r, const cs_backend *be, void *ctx)
     r->ranks = 1;
     r->block_threads = -1;
     r->clock = "CLOCK_MONOTONIC";
+    r->verified_by = "openssl";
 }
 
 /* --gen-input: write the generated data set and stop (root writes, all agree). */
@@ -454,6 +482,8 @@ static int write_generated_input(cs_run *r)
 /* --impl for the backends that run the AES core (CS_BE_AES_IMPLS). */
 static int resolve_impl(cs_run *r)
 {
+    if (r->aead)
+        return 0; /* resolved with the cipher (aead_run.c) */
     if (!(r->be->flags & CS_BE_AES_IMPLS)) {
         r->impl_name = r->o.impl;
         return 0;
@@ -470,7 +500,7 @@ static int resolve_impl(cs_run *r)
         return CS_EXIT_USAGE;
     }
     if (missing) {
-        cs_error(r, "--impl %s: this CPU lacks %s", r->aes->name, r->aes->needs);
+        cs_error(r, "--impl %s: not available on this CPU (it needs %s)", r->aes->name, r->aes->needs);
         return CS_EXIT_USAGE;
     }
     r->impl_name = r->aes->name;
@@ -497,7 +527,7 @@ static int prepare(cs_run *r, int argc, char **argv, void **evp)
         return status;
     if (!r->cores_used)
         r->cores_used = r->threads * r->ranks;
-    status = r->is_root ? prepare_data(r) : 0;
+    status = r->is_root ? (r->aead ? cs_aead_prepare_data(r) : prepare_data(r)) : 0;
     return agree(r, status);
 }
 
@@ -555,7 +585,7 @@ static int one_rep(cs_run *r, instruments *m, int i)
         cs_energy_begin(&m->energy);
     if (m->marker_on)
         CS_MARKER_START();
-    int status = r->be->rep(r, &t);
+    int status = r->aead ? cs_aead_rep(r, &t) : r->be->rep(r, &t);
     if (m->marker_on)
         CS_MARKER_STOP();
     if (m->energy_open)
@@ -619,6 +649,7 @@ int cs_runner_main(int argc, char **argv, const cs_backend *be, void *ctx)
     be_free(r, r->in);
     be_free(r, r->out);
     free(r->ref);
+    free(r->ad);
     cs_evp_free(evp);
     return status;
 }

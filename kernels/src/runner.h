@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aead.h"
 #include "aes.h"
 #include "cli.h"
 #include "energy.h"
@@ -48,6 +49,10 @@ typedef struct {
 
     /* what runs: the runner fills these from the options; setup may change them */
     const cs_aes_impl *aes;   /* CS_BE_AES_IMPLS: the resolved block impl */
+    const cs_aead_impl *aead; /* CS_BE_AEAD: the AEAD impl (ascon-*, gcm-*), else NULL */
+    uint8_t *ad;              /* AEAD associated data (--ad) */
+    size_t ad_len;
+    const char *verified_by;  /* record "verified_by": what the output was checked against */
     const char *impl_name;    /* record "impl" (default: aes->name) */
     char cipher[64];          /* record "cipher", e.g. aes-128-ctr */
     char mode_name[16];       /* record "mode": ecb, ctr (aes-openssl: the EVP mode) */
@@ -125,5 +130,7 @@ double cs_now(void);
 cs_aes_job cs_run_job(const cs_run *r, const cs_aes_key *k);
 /* Default reference: OpenSSL EVP on r->in (root). */
 int cs_reference_evp(cs_run *r);
+/* Root: the data set, read from --input or generated (--size, --seed). */
+int cs_load_data(cs_run *r, uint8_t **data, size_t *n);
 
 #endif

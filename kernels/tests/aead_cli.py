@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Command-line checks of the AEADs (ascon-aead128, aes-128-gcm) through aes-seq.
+
+Usage: aead_cli.py --build BUILD_DIR
+Every Ascon impl reproduces a vector of the Ascon team's KAT file byte for byte (output
+= ciphertext || tag), every GCM impl the GCM specification's test case 4 (with AD);
+decryption of --ciphertext-input gives the plaintext back, a wrong tag is exit 1 with
+"tag mismatch", no output file and no record; every impl round-trips generated data;
+the backends without AEADs and bad flags are refused with one line (exit 2).
+Reuses crosscheck.py's Checker (same directory). Exit 0 passed, 1 failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from crosscheck import HERE, Checker
+
+KAT = HERE / "data" / "LWC_AEAD_KAT_128_128.txt"
+ASCON = ["ascon-ref", "ascon-opt64", "ascon-lowsize"]
+GCM = ["gcm-ref", "gcm-aesni"]
+# GCM specification (McGrew & Viega), test case 4 (AES-128, 96-bit IV, 20 bytes of AD)
+TC4 = {
+    "key": "feffe9928665731c6d6a8f9467308308",
+    "iv": "cafebabefacedbaddecaf888",
+    "ad": "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+    "pt": "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+    "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39",
+    "ct": "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
+    "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+    "5bc94fbc3221a5db94fae95ae7121a47",
+}
+
+
+def kat_vector(count: int) -> dict[str, str]:
+    """One vector of the KAT file (keys Key, Nonce, PT, AD, CT; lower-case hex)."""
+    vec: dict[str, str] = {}
+    for block in KAT.read_text().split("\n\n"):
+        fields = dict(
+            line.split(" = ", 1) if " = " in line else (line.rstrip(" ="), "")
+            for line in block.strip().splitlines()
+        )
+        if fields.get("Count") == str(count):
+            vec = {k.lower(): v.strip().lower() for k, v in fields.items()}
+    return vec
+
+
+class AeadChecker(Checker):
+    def available(self, impl: str) -> bool:
+        r = self.run(
+            [str(self.binary("aes-seq")), "--cipher", cipher_of(impl), "--impl", impl]
+            + ["--size", "16", "--reps", "1", "--warmup", "0"]
+        )
+        return r.returncode == 0
+
+    def known_answer(self, impl: str, vec: dict[str, str]) -> None:
+        """Encrypt the vector's PT: the output must be its CT; decrypt CT: PT back."""
+        src = self.path("pt.bin")
+        src.write_bytes(bytes.fromhex(vec["pt"]))
+        flags = ["--cipher", cipher_of(impl), "--impl", impl, "--key", vec["key"]]
+        flags += ["--iv", vec["iv"]] + (["--ad", vec["ad"]] if vec["ad"] else [])
+        rc, out, err, so = self.kernel([], "aes-seq", flags + ["--input", str(src)])
+        self.expect(rc == 0 and out.hex() == vec["ct"], f"{impl}: known answer", err)
+        rec = json.loads(so.decode().splitlines()[0]) if rc == 0 else {}
+        self.expect(
+            rec.get("verified_by") in {"openssl", "ascon-ref", "ascon-opt64"}
+            and rec.get("verified_by") != impl
+            and rec.get("ad_bytes") == len(vec["ad"]) // 2,
+            f"{impl}: record names its independent reference",
+            str(rec.get("verified_by")),
+        )
+        if rec:
+            self.schema_check(rec)
+        ct = self.path("ct.bin")
+        ct.write_bytes(bytes.fromhex(vec["ct"]))
+        args = flags + ["--op", "decrypt", "--ciphertext-input", "--input", str(ct)]
+        rc, out, err, _ = self.kernel([], "aes-seq", args)
+        self.expect(rc == 0 and out.hex() == vec["pt"], f"{impl}: decrypt CT", err)
+        bad = bytearray(bytes.fromhex(vec["ct"]))
+        bad[-1] ^= 0x01
+        ct.write_bytes(bytes(bad))
+        rc, out, err, so = self.kernel([], "aes-seq", args)
+        self.expect(
+            rc == 1
+            and "tag mismatch" in err
+            and err.count("\n") == 1
+            and out == b""
+            and so == b"",
+            f"{impl}: wrong tag: exit 1, 'tag mismatch', no plaintext, no record",
+            f"rc={rc} err={err!r} out={len(out)} bytes",
+        )
+
+    def roundtrip(self, impl: str) -> None:
+        for size in (1, 17, 4097):
+            src = self.data(size)
+            flags = ["--cipher", cipher_of(impl), "--impl", impl, "--ad", "00ff" * 9]
+            rc, ct, err, _ = self.kernel([], "aes-seq", flags + ["--input", str(src)])
+            self.expect(rc == 0 and len(ct) == size + 16, f"{impl} {size} B: encrypt", err)
+            enc = self.path("ct.bin")
+            enc.write_bytes(ct)
+            dec = ["--op", "decrypt", "--ciphertext-input", "--input", str(enc)]
+            rc, pt, err, _ = self.kernel([], "aes-seq", flags + dec)
+            self.expect(rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: round trip", err)
+            rc, pt, err, _ = self.kernel(
+                [], "aes-seq", flags + ["--op", "decrypt", "--input", str(src)]
+            )
+            self.expect(rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: decrypt", err)
+
+    def refusals(self) -> None:
+        seq = str(self.binary("aes-seq"))
+        cases = [
+            ([seq, "--cipher", "ascon-aead128", "--impl", "gcm-ref"], "not an impl of"),
+            ([seq, "--cipher", "ascon-aead128", "--iv", "00" * 12], "16-byte nonce"),
+            ([seq, "--cipher", "aes-128-gcm", "--iv", "00" * 16], "12-byte nonce"),
+            ([seq, "--cipher", "aes-128-gcm", "--mode", "ctr"], "--mode"),
+            ([seq, "--cipher", "aes-128-ctr", "--ad", "00"], "--ad"),
+            ([seq, "--cipher", "ascon-aead128", "--ad", "0g"], "--ad"),
+        ]
+        for name in ("aes-omp", "aes-mpi"):
+            if self.binary(name).exists():
+                argv = [str(self.binary(name)), "--cipher", "ascon-aead128"]
+                cases.append((argv, "does not run AEADs"))
+        for argv, word in cases:
+            r = self.run(argv + ["--size", "64", "--reps", "1"])
+            err = r.stderr.decode()
+            self.expect(
+                r.returncode == 2 and err.count("\n") == 1 and word in err,
+                f"refused: {' '.join(argv[1:])}",
+                err,
+            )
+        env = dict(self.env, CIPHERSWEEP_DISABLE_IMPLS="gcm-aesni")
+        r = self.run_env([seq, "--cipher", "aes-128-gcm", "--impl", "gcm-aesni"], env)
+        self.expect(r.returncode == 2, "gcm-aesni switched off: exit 2", r.stderr.decode())
+        r = self.run([seq, "--cipher", "aes-128-gcm", "--size", "100", "--reps", "1"])
+        self.expect(
+            r.returncode == 0 and '"impl": "gcm-' in r.stdout.decode(),
+            "auto picks a GCM impl",
+        )
+        r = self.run([seq, "--cipher", "ascon-aead128", "--inject-fault", "corrupt"])
+        self.expect(
+            r.returncode == 1 and b"verification FAILED" in r.stderr and r.stdout == b"",
+            "ascon: --inject-fault corrupt fails verification, no record",
+        )
+
+    def run_env(
+        self, argv: list[str], env: dict[str, str]
+    ) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(argv, check=False, capture_output=True, env=env)
+
+
+def cipher_of(impl: str) -> str:
+    return "ascon-aead128" if impl.startswith("ascon-") else "aes-128-gcm"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True, type=Path)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cs-aead-") as tmp:
+        c = AeadChecker(a.build.resolve(), Path(tmp))
+        vectors = [kat_vector(n) for n in (34, 530, 1089)]
+        c.expect(all(v.get("ct") for v in vectors), "KAT vectors read")
+        for impl in ASCON + GCM:
+            if not c.available(impl):
+                c.expect(impl == "gcm-aesni", f"{impl} runs on this CPU")
+                print(f"note: {impl} not available on this CPU")
+                continue
+            if impl in ASCON:
+                for v in vectors:
+                    c.known_answer(impl, {**v, "iv": v["nonce"]})
+            else:
+                c.known_answer(impl, TC4)
+            c.roundtrip(impl)
+        c.refusals()
+    print(f"aead: {c.checks - c.failures}/{c.checks} checks passed")
+    return 1 if c.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
