@@ -23,3 +23,4 @@ rule all:
         f"{RES}/measurements.csv",
         table_files(),
         plot_files(),
+        REPORT,

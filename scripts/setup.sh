@@ -43,3 +43,15 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   .venv/bin/pip install -q -r requirements.txt
   echo "$want" > "$stamp"
 fi
+
+# The console of a campaign (progress line and summary): a Snakemake logger plugin kept
+# in this repository, installed into .venv when its sources change.
+plugin=plugins/snakemake-logger-plugin-ciphersweep
+pstamp=.venv/.logger-plugin.sha
+pwant=$(find "$plugin" -name '*.py' -o -name pyproject.toml | sort | xargs cat | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$pstamp" 2>/dev/null)" != "$pwant" ]; then
+  echo "setup: installing the console plugin ($plugin)"
+  .venv/bin/pip install -q --no-deps "./$plugin"
+  rm -rf "$plugin/build" "$plugin"/*.egg-info
+  echo "$pwant" > "$pstamp"
+fi

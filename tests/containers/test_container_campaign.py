@@ -43,6 +43,7 @@ def test_default_campaign_runs_in_charliecloud_image(
         str(tmp_path),
         "--profile",
         str(ROOT / "profiles" / "local"),
+        "--printshellcmds",  # Snakemake's per-job output: the rules that ran are named
         "--configfile",
         str(ROOT / "config" / "config.yaml"),
         "--config",

@@ -1,8 +1,24 @@
-"""PNG plots: time vs size (log-log), speedup vs P with the ideal line, throughput."""
+"""Plots that answer the study's questions (PNG for the report, PDF and SVG beside).
+
+* ``time_vs_size``: median time vs data size (log-log), one line per backend / P,
+  error bars from the confidence interval of the median (or the quartiles where the
+  summary has no interval).
+* ``speedup_vs_p``: speedup vs P, one panel per parallel CPU backend, one line per data
+  size (sequential colour map, and a marker and line style of its own), integer ticks,
+  the ideal line S = P, oversubscribed points ringed; GPU speedups in a panel of their
+  own against the data size (P means nothing there).
+* ``throughput``: MB/s vs data size per backend / P on a log axis with 1-2-5 ticks.
+* ``cuda_copy``: where a CUDA run's time goes, a stacked bar per data size.
+* ``energy_per_mb``: J/MB per backend / P and data size, where energy was measured.
+
+Every plotter takes a :class:`~ciphersweep.tables.Context` and returns a matplotlib
+Figure (object API, no global pyplot state).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,105 +33,424 @@ from .tables import (
     throughput_mbps,
 )
 
+FORMATS = ("png", "pdf", "svg")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
+LINESTYLES = ("-", "--", "-.", ":")
+OVERSUBSCRIBED = "#d62728"
 
-def _figure() -> Any:
-    from matplotlib.figure import Figure  # object API: no global pyplot state
+# name -> (title, caption): the report shows them under each plot
+CAPTIONS: dict[str, tuple[str, str]] = {
+    "time_vs_size": (
+        "Execution time vs data size",
+        (
+            "Median time of the timed region (t_total) against the data size, both axes "
+            "logarithmic, one line per backend and degree of parallelism. Error bars: the "
+            "95 % confidence interval of the median where the summary has one, otherwise "
+            "the interquartile range of the repetitions."
+        ),
+    ),
+    "speedup_vs_p": (
+        "Speedup vs P",
+        (
+            "Speedup Ts/Tp against the sequential kernel (same implementation, mode, "
+            "operation and size) for P = MPI ranks x OpenMP threads, one panel per "
+            "backend, one line per data size (darker = larger). The dashed line is ideal "
+            "scaling S = P; error bars span Ts_low/Tp_high .. Ts_high/Tp_low from the "
+            "intervals of both medians (95 % confidence intervals where the summary has "
+            "them, otherwise the quartiles); ringed points ran oversubscribed (more ranks than "
+            "cores). GPU speedups are shown against the data size in a panel of their own."
+        ),
+    ),
+    "throughput": (
+        "Throughput vs data size",
+        (
+            "Data size / median time in MB/s (MB = 10^6 bytes), one line per backend and "
+            "degree of parallelism, on a logarithmic axis."
+        ),
+    ),
+    "cuda_copy": (
+        "CUDA time breakdown",
+        (
+            "Share of the timed region spent copying host to device, in the kernel and "
+            "copying device to host, per data size (medians over the repetitions); the "
+            "total median time is written above each bar."
+        ),
+    ),
+    "energy_per_mb": (
+        "Energy per MB",
+        (
+            "Median energy of the timed region divided by the data size (J/MB, MB = 10^6 "
+            "bytes) per backend and degree of parallelism, where a source measured it "
+            "(cells without a source are n/a in the energy table, never 0)."
+        ),
+    ),
+}
 
-    fig = Figure(figsize=(7, 4.5), dpi=110)
-    return fig, fig.add_subplot(1, 1, 1)
+
+# ------------------------------------------------------------------ helpers
+
+
+def _figure(ncols: int = 1, width: float = 7.0) -> Any:
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(max(width, 4.2 * ncols), 4.6), dpi=110, layout="constrained")
+    axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
+    return fig, axes
+
+
+def _num(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def interval(row: dict[str, Any], col: str = "t_total") -> tuple[float, float] | None:
+    """(low, high) of a point's median: the confidence interval where the summary has
+    one (``<col>_ci_low``/``_ci_high`` or ``ci_low``/``ci_high``), else the quartiles."""
+    for lo_key, hi_key in (
+        (f"{col}_ci_low", f"{col}_ci_high"),
+        ("ci_low", "ci_high"),
+        (f"{col}_q1", f"{col}_q3"),
+    ):
+        lo, hi = _num(row.get(lo_key)), _num(row.get(hi_key))
+        if lo is not None and hi is not None:
+            return lo, hi
+    return None
+
+
+def _yerr(values: Sequence[float], bounds: Sequence[tuple[float, float] | None]) -> Any:
+    """matplotlib's asymmetric yerr from (low, high) bounds (0 where unknown)."""
+    lows = [max(0.0, v - b[0]) if b else 0.0 for v, b in zip(values, bounds)]
+    highs = [max(0.0, b[1] - v) if b else 0.0 for v, b in zip(values, bounds)]
+    return [lows, highs]
+
+
+def _ok(row: dict[str, Any] | None) -> bool:
+    return row is not None and row.get("status") == "ok"
+
+
+def _truthy(v: Any) -> bool:
+    return str(v).strip().lower() in ("true", "1", "1.0", "yes")
 
 
 def _series(ctx: Context) -> dict[str, list[tuple[Point, dict[str, Any]]]]:
+    """Row label -> the label's measured points, by data size."""
     labels = row_labels(ctx.points)
     out: dict[str, list[tuple[Point, dict[str, Any]]]] = {}
     for p in ctx.points:
         r = ctx.by_point.get(p.id)
-        if r is None or r.get("status") != "ok":
-            continue
-        out.setdefault(labels[p.id], []).append((p, r))
+        if _ok(r):
+            out.setdefault(labels[p.id], []).append((p, r))  # type: ignore[arg-type]
+    for pts in out.values():
+        pts.sort(key=lambda x: x[0].size_bytes)
     return out
 
 
-def plot_time(ctx: Context, path: Path) -> None:
-    fig, ax = _figure()
-    for label, pts in _series(ctx).items():
-        pts = sorted(pts, key=lambda x: x[0].size_bytes)
+def _style(i: int) -> dict[str, Any]:
+    """Marker, line style and colour of the i-th series (distinct for 48 series)."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10"]
+    return {
+        "color": cmap(i % 10),
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)],
+    }
+
+
+def _size_styles(sizes: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Data size -> style: sequential colour map (darker = larger), marker, line style."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["viridis"]
+    n = max(1, len(sizes) - 1)
+    return {
+        s: {
+            "color": cmap(0.85 - 0.85 * i / n),
+            "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": LINESTYLES[i % len(LINESTYLES)],
+        }
+        for i, s in enumerate(sizes)
+    }
+
+
+def _log_ticks(ax: Any, axis: str = "y") -> None:
+    """Readable log ticks: 1-2-5 per decade, plain numbers."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
+def _size_axis(ax: Any, sizes: Sequence[str]) -> None:
+    ax.set_xticks(range(len(sizes)))
+    ax.set_xticklabels(sizes, rotation=30 if len(sizes) > 5 else 0)
+    ax.set_xlabel("data size")
+
+
+def _legend(ax: Any, **kw: Any) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", **kw)
+
+
+# ------------------------------------------------------------------ time, throughput
+
+
+def plot_time(ctx: Context) -> Any:
+    fig, (ax,) = _figure()
+    for i, (label, pts) in enumerate(_series(ctx).items()):
         xs = [p.size_bytes for p, _ in pts]
-        ys = [_t(r) for _, r in pts]
-        ax.plot(xs, ys, marker="o", label=label)
+        ys = [_t(r) or float("nan") for _, r in pts]
+        bounds = [interval(r) for _, r in pts]
+        ax.errorbar(xs, ys, yerr=_yerr(ys, bounds), label=label, capsize=3, **_style(i))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("data size (bytes)")
     ax.set_ylabel("time (s, median)")
-    ax.set_title("Execution time vs data size")
-    ax.grid(True, which="both", alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
+    ax.set_title(CAPTIONS["time_vs_size"][0])
+    ax.grid(True, which="major", alpha=0.3)
+    _legend(ax)
+    return fig
 
 
-def plot_speedup(ctx: Context, path: Path) -> None:
-    fig, ax = _figure()
+def plot_throughput(ctx: Context) -> Any:
+    fig, (ax,) = _figure()
+    sizes = list(ctx.columns)
+    for i, (label, pts) in enumerate(_series(ctx).items()):
+        xs, ys = [], []
+        for p, r in pts:
+            v = throughput_mbps(p.size_bytes, _t(r))
+            if v is not None:
+                xs.append(sizes.index(p.input_name))
+                ys.append(v)
+        ax.plot(xs, ys, label=label, **_style(i))
+    ax.set_yscale("log")
+    _log_ticks(ax)
+    _size_axis(ax, sizes)
+    ax.set_ylabel("throughput (MB/s)")
+    ax.set_title(CAPTIONS["throughput"][0])
+    ax.grid(True, which="major", alpha=0.3)
+    _legend(ax)
+    return fig
+
+
+# ------------------------------------------------------------------ speedup
+
+
+def speedup_points(
+    ctx: Context,
+) -> dict[str, list[tuple[Point, float, tuple[float, float] | None, bool]]]:
+    """Backend -> (point, speedup, (low, high) or None, oversubscribed) of every
+    measured point with a measured baseline."""
     base = baseline_of(ctx)
-    groups: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    out: dict[str, list[tuple[Point, float, tuple[float, float] | None, bool]]] = {}
     for p in ctx.points:
-        if p.id not in base or p.backend not in ("omp", "mpi"):
+        r, b = ctx.by_point.get(p.id), ctx.by_point.get(base.get(p.id, ""))
+        if not (_ok(r) and _ok(b)):
             continue
-        r, b = ctx.by_point.get(p.id), ctx.by_point.get(base[p.id])
-        if not r or not b or r.get("status") != "ok" or b.get("status") != "ok":
+        s = speedup(_t(b), _t(r))  # type: ignore[arg-type]
+        if s is None:
             continue
-        s = speedup(_t(b), _t(r))
-        if s is not None:
-            groups.setdefault((p.backend, p.input_name), []).append((p.p, s))
-    maxp = 1
-    for (backend, size), pts in groups.items():
-        pts.sort()
-        maxp = max(maxp, pts[-1][0])
-        ax.plot(
-            [x for x, _ in pts],
-            [y for _, y in pts],
-            marker="o",
-            label=f"{backend} {size}",
+        bi, ri = interval(b), interval(r)  # type: ignore[arg-type]
+        bounds = None
+        if bi and ri and ri[0] > 0 and ri[1] > 0:
+            bounds = (bi[0] / ri[1], bi[1] / ri[0])
+        over = _truthy(r.get("oversubscribed"))  # type: ignore[union-attr]
+        out.setdefault(p.backend, []).append((p, s, bounds, over))
+    return out
+
+
+def _speedup_panel(ax: Any, backend: str, pts: list, styles: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    by_size: dict[str, list] = {}
+    for item in pts:
+        by_size.setdefault(item[0].input_name, []).append(item)
+    ps: set[int] = set()
+    for size, items in by_size.items():
+        items.sort(key=lambda x: x[0].p)
+        xs = [x[0].p for x in items]
+        ys = [x[1] for x in items]
+        ps.update(xs)
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=_yerr(ys, [x[2] for x in items]),
+            label=size,
+            capsize=3,
+            **styles[size],
         )
-    ax.plot([1, maxp], [1, maxp], "k--", label="ideal (S = P)")
+        over = [(x[0].p, x[1]) for x in items if x[3]]
+        if over:
+            ax.scatter(
+                [o[0] for o in over],
+                [o[1] for o in over],
+                s=160,
+                facecolors="none",
+                edgecolors=OVERSUBSCRIBED,
+                linewidths=1.6,
+                zorder=5,
+                label="oversubscribed",
+            )
+    top = max(ps | {1})
+    ax.plot([1, top], [1, top], "k--", linewidth=1, label="ideal (S = P)")
+    if len(ps) <= 12:
+        ax.set_xticks(sorted(ps | {1}))
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("P (ranks x threads)")
     ax.set_ylabel("speedup Ts/Tp")
-    ax.set_title("Speedup vs P")
+    ax.set_title(backend)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
+    handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles))
+    ax.legend(uniq.values(), uniq.keys(), fontsize="small", title="data size")
 
 
-def plot_throughput(ctx: Context, path: Path) -> None:
-    fig, ax = _figure()
-    series = _series(ctx)
-    cols = ctx.columns
-    width = 0.8 / max(1, len(series))
-    for i, (label, pts) in enumerate(series.items()):
-        vals = {
-            p.input_name: throughput_mbps(p.size_bytes, _t(r)) or 0.0 for p, r in pts
-        }
-        xs = [j + i * width for j in range(len(cols))]
-        ax.bar(xs, [vals.get(c, 0.0) for c in cols], width=width, label=label)
-    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(cols))])
-    ax.set_xticklabels(cols)
+def _gpu_panel(ax: Any, pts: list, sizes: Sequence[str]) -> None:
+    labels = row_labels([x[0] for x in pts])
+    series: dict[str, list] = {}
+    for item in pts:
+        series.setdefault(labels[item[0].id], []).append(item)
+    for i, (label, items) in enumerate(series.items()):
+        items.sort(key=lambda x: x[0].size_bytes)
+        xs = [sizes.index(x[0].input_name) for x in items]
+        ys = [x[1] for x in items]
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=_yerr(ys, [x[2] for x in items]),
+            label=label,
+            capsize=3,
+            **_style(i),
+        )
     ax.set_yscale("log")
+    _log_ticks(ax)
+    _size_axis(ax, sizes)
+    ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
+    ax.set_ylabel("speedup Ts/Tp")
+    ax.set_title("GPU (vs data size)")
+    ax.grid(True, which="major", alpha=0.3)
+    _legend(ax)
+
+
+def plot_speedup(ctx: Context) -> Any:
+    groups = speedup_points(ctx)
+    cpu = [b for b in ("omp", "mpi") if b in groups] + sorted(
+        b for b in groups if b not in ("omp", "mpi", "cuda", "openssl")
+    )
+    panels = cpu + (["cuda"] if "cuda" in groups else [])
+    fig, axes = _figure(max(1, len(panels)))
+    styles = _size_styles(list(ctx.columns))
+    for ax, backend in zip(axes, panels):
+        if backend == "cuda":
+            _gpu_panel(ax, groups[backend], list(ctx.columns))
+        else:
+            _speedup_panel(ax, backend, groups[backend], styles)
+    if not panels:
+        axes[0].text(0.5, 0.5, "no speedup measured", ha="center", va="center")
+        axes[0].set_axis_off()
+    fig.suptitle(CAPTIONS["speedup_vs_p"][0])
+    return fig
+
+
+# ------------------------------------------------------------------ CUDA, energy
+
+
+CUDA_PARTS = (
+    ("copy host-device", "t_h2d_median", "#4c72b0"),
+    ("kernel", "t_compute_median", "#55a868"),
+    ("copy device-host", "t_d2h_median", "#c44e52"),
+)
+
+
+def plot_cuda_copy(ctx: Context) -> Any:
+    fig, (ax,) = _figure()
+    cuda = [
+        (p, ctx.by_point[p.id])
+        for p in ctx.points
+        if p.backend == "cuda" and _ok(ctx.by_point.get(p.id))
+    ]
+    cuda.sort(key=lambda x: x[0].size_bytes)
+    xs = list(range(len(cuda)))
+    bottoms = [0.0] * len(cuda)
+    for label, col, color in CUDA_PARTS:
+        shares = []
+        for p, r in cuda:
+            total, part = _t(r), _num(r.get(col))
+            shares.append(100 * part / total if total and part is not None else 0.0)
+        ax.bar(xs, shares, bottom=bottoms, label=label, color=color)
+        bottoms = [b + s for b, s in zip(bottoms, shares)]
+    several = len({row_labels(ctx.points)[p.id] for p, _ in cuda}) > 1
+    names = [
+        p.input_name + (f"\n{row_labels(ctx.points)[p.id]}" if several else "")
+        for p, _ in cuda
+    ]
+    for x, (p, r) in zip(xs, cuda):
+        ax.annotate(
+            f"{_t(r):.3g} s",
+            (x, 100),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            fontsize="small",
+        )
+    ax.set_xticks(xs)
+    ax.set_xticklabels(names)
     ax.set_xlabel("data size")
-    ax.set_ylabel("throughput (MB/s)")
-    ax.set_title("Throughput by backend")
-    ax.grid(True, axis="y", alpha=0.3)
-    if series:
-        ax.legend(fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
+    ax.set_ylim(0, 112)
+    ax.set_ylabel("share of the timed region (%)")
+    ax.set_title(CAPTIONS["cuda_copy"][0])
+    if not cuda:
+        ax.text(0.5, 0.5, "no CUDA point measured", ha="center", va="center")
+    _legend(ax, loc="lower right")
+    return fig
 
 
-PLOTTERS = {
+def plot_energy(ctx: Context) -> Any:
+    fig, (ax,) = _figure()
+    sizes = list(ctx.columns)
+    drawn = 0
+    for i, (label, pts) in enumerate(_series(ctx).items()):
+        xs, ys = [], []
+        for p, r in pts:
+            j = _num(r.get("joules_median"))
+            if j is not None and j > 0:
+                xs.append(sizes.index(p.input_name))
+                ys.append(j / (p.size_bytes / 1e6))
+        if xs:
+            ax.plot(xs, ys, label=label, **_style(i))
+            drawn += 1
+    _size_axis(ax, sizes)
+    ax.set_ylabel("energy (J/MB)")
+    ax.set_title(CAPTIONS["energy_per_mb"][0])
+    if drawn:
+        ax.set_yscale("log")
+        _log_ticks(ax)
+        ax.grid(True, which="major", alpha=0.3)
+        _legend(ax)
+    else:
+        ax.text(
+            0.5,
+            0.5,
+            "no energy measured (reasons in the energy table's notes)",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
+    return fig
+
+
+PLOTTERS: dict[str, Callable[[Context], Any]] = {
     "time_vs_size": plot_time,
     "speedup_vs_p": plot_speedup,
     "throughput": plot_throughput,
+    "cuda_copy": plot_cuda_copy,
+    "energy_per_mb": plot_energy,
 }
 
 
@@ -126,6 +461,7 @@ def write_plots(
     outdir: str,
     log: str | None = None,
 ) -> list[Path]:
+    """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG."""
     import pandas as pd
 
     ctx = Context(cfg, points, pd.read_csv(summary_csv))
@@ -133,9 +469,11 @@ def write_plots(
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name in plot_names(cfg, points):
-        path = out / f"{name}.png"
-        PLOTTERS[name](ctx, path)
-        written.append(path)
+        fig = PLOTTERS[name](ctx)
+        for ext in FORMATS:
+            path = out / f"{name}.{ext}"
+            fig.savefig(path, metadata={"Date": None} if ext == "svg" else None)
+            written.append(path)
     if log:
         Path(log).write_text("\n".join(str(p) for p in written) + "\n")
     return written

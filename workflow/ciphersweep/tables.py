@@ -456,9 +456,14 @@ def table_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
 
 
 def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
+    """Plots of a campaign (ciphersweep.plots draws them)."""
     names = ["time_vs_size", "throughput"]
     if _has_parallel(cfg, points):
         names.insert(1, "speedup_vs_p")
+    if any(p.backend == "cuda" for p in points):
+        names.append("cuda_copy")
+    if cfg.get("platform", {}).get("energy", "auto") != "none":
+        names.append("energy_per_mb")
     return names
 
 
@@ -472,14 +477,11 @@ def build_all(ctx: Context) -> list[Table]:
     return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)] + layouts.build(ctx)
 
 
-def write_tables(
-    cfg: dict[str, Any],
-    points: Sequence[Point],
-    inputs: Any,
-    outdir: str,
-    log: str | None = None,
-) -> list[Table]:
-    """The ``tables`` rule: build every table from summary.csv and write it three ways."""
+def context_from_files(
+    cfg: dict[str, Any], points: Sequence[Point], inputs: Any
+) -> Context:
+    """The tables' context from the gathered files (``inputs.summary`` and, where it
+    holds rows, ``inputs.measurements``)."""
     import pandas as pd
 
     summary = pd.read_csv(inputs.summary)
@@ -490,8 +492,18 @@ def write_tables(
             meas = pd.read_parquet(mpath)
         except Exception:  # noqa: BLE001 - an empty campaign writes an empty parquet
             meas = None
-    ctx = Context(cfg, points, summary, meas)
-    tables = build_all(ctx)
+    return Context(cfg, points, summary, meas)
+
+
+def write_tables(
+    cfg: dict[str, Any],
+    points: Sequence[Point],
+    inputs: Any,
+    outdir: str,
+    log: str | None = None,
+) -> list[Table]:
+    """The ``tables`` rule: build every table from summary.csv and write it three ways."""
+    tables = build_all(context_from_files(cfg, points, inputs))
     for t in tables:
         write_table(t, outdir)
     if log:

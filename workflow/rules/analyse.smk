@@ -1,5 +1,5 @@
 # Gather every point's records into tidy tables, then speedup tables, plots and the
-# report. Table builders are listed in ciphersweep.tables (extra builders plug in there).
+# report (one self-contained HTML page). Table builders are listed in ciphersweep.tables (extra builders plug in there).
 # They are light: under Slurm they run where Snakemake runs, not as jobs.
 
 
@@ -7,6 +7,7 @@ localrules:
     gather,
     tables,
     plots,
+    report,
 
 
 rule gather:
@@ -53,10 +54,48 @@ rule plots:
         summary=f"{RES}/summary.csv",
     output:
         [
-            report(f, caption="../report/plots.rst", category="Plots")
+            report(
+                f,
+                caption="../report/plots.rst",
+                category="Plots",
+                subcategory=os.path.basename(f).removesuffix(".png"),
+            )
             for f in plot_files()
         ],
+        plot_files("pdf"),
+        plot_files("svg"),
     log:
         f"{RES}/logs/plots.log",
     run:
         cs_plots.write_plots(CFG, POINT_LIST, input.summary, f"{RES}/plots", log[0])
+
+
+rule report:
+    input:
+        summary=f"{RES}/summary.csv",
+        measurements=f"{RES}/measurements.parquet",
+        failures=f"{RES}/failures.csv",
+        tables=table_files(),
+        plots=plot_files(),
+    output:
+        report(
+            REPORT,
+            caption="../report/report.rst",
+            category="Report",
+        ),
+    log:
+        f"{RES}/logs/report.log",
+    run:
+        cs_report.write_report(
+            CFG, POINT_LIST, input, list(input.plots), output[0], log[0]
+        )
+
+
+# The few lines a campaign ends with (ciphersweep.console): points measured and
+# failed, noisy cells, where the tables, plots and report are.
+onsuccess:
+    campaign_summary(ok=True)
+
+
+onerror:
+    campaign_summary(ok=False)

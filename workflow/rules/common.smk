@@ -13,9 +13,11 @@ PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
 from ciphersweep import config as cs_config  # noqa: E402
+from ciphersweep import console as cs_console  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
 from ciphersweep import provenance as cs_prov  # noqa: E402
 from ciphersweep import records as cs_records  # noqa: E402
+from ciphersweep import report as cs_report  # noqa: E402
 from ciphersweep import runner as cs_runner  # noqa: E402
 from ciphersweep import sweep as cs_sweep  # noqa: E402
 from ciphersweep import tables as cs_tables  # noqa: E402
@@ -178,8 +180,18 @@ def table_files():
     return [f"{RES}/tables/{n}.{ext}" for n in names for ext in ("csv", "md", "tex")]
 
 
-def plot_files():
-    return [f"{RES}/plots/{n}.png" for n in cs_tables.plot_names(CFG, POINT_LIST)]
+def plot_files(ext="png"):
+    return [f"{RES}/plots/{n}.{ext}" for n in cs_tables.plot_names(CFG, POINT_LIST)]
+
+
+REPORT = f"{RES}/report.html"
+
+
+def campaign_summary(ok):
+    """Log the end-of-campaign summary (printed by the console plugin as it is)."""
+    command = cs_console.report_command(REPORT, workflow.overwrite_configfiles or ())
+    lines = cs_console.summary_lines(RES, REPORT, command, ok=ok)
+    logger.info("\n".join(lines), extra={"ciphersweep": "summary"})
 
 
 def gen_spec():

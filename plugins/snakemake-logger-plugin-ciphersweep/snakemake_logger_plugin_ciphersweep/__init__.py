@@ -1,0 +1,293 @@
+"""Quiet console for ciphersweep campaigns (a Snakemake logger plugin).
+
+Instead of Snakemake's block per job (rule, input list, output, resources, shell
+command), a campaign shows one progress line::
+
+    [########------------] 12/29 points, 1 failed, 00:41 elapsed, ~01:02 left (bench omp-...)
+
+On a terminal the line is redrawn in place; in a log file (no terminal) a new line is
+written every tenth of the campaign, and at least every 30 seconds while points finish.
+Warnings, errors and failed jobs are printed as they come; the workflow's own summary
+(a log record carrying ``ciphersweep="summary"``) is printed at the end.
+
+``--verbose``, ``--printshellcmds`` (``-p``), ``--debug-dag`` and dry runs give
+Snakemake's usual output instead (long input lists shortened, no ``Shell command:
+None`` lines).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from snakemake_interface_logger_plugins.base import LogHandlerBase
+from snakemake_interface_logger_plugins.common import LogEvent
+
+BENCH_RULE = "bench"
+BAR_WIDTH = 20
+LOG_EVERY_S = 30.0
+MAX_LISTED_FILES = 6
+
+
+def clock(seconds: float) -> str:
+    """Seconds as ``mm:ss`` (``h:mm:ss`` from one hour)."""
+    s = max(0, round(seconds))
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
+
+
+def point_failure(path: str) -> str | None:
+    """The reason a benchmark point failed, from its raw records (None: it ran)."""
+    try:
+        with open(path) as fh:
+            recs = [json.loads(line) for line in fh if line.strip()]
+    except (OSError, ValueError):
+        return "no readable records"
+    if any(r.get("status") == "ok" for r in recs):
+        return None
+    for r in recs:
+        if r.get("reason"):
+            return str(r["reason"])
+    return "no successful repetition"
+
+
+@dataclass
+class Progress:
+    """What the progress line shows."""
+
+    points_total: int = 0
+    jobs_total: int = 0
+    points_done: int = 0
+    jobs_done: int = 0
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    bench_started: float | None = None
+    current: str = ""
+
+    def eta(self, now: float) -> str:
+        if not self.points_total:
+            return ""
+        left = self.points_total - self.points_done
+        if left <= 0:
+            return ""
+        if not self.points_done or self.bench_started is None:
+            return ", estimating time left"
+        per_point = (now - self.bench_started) / self.points_done
+        return f", ~{clock(per_point * left)} left"
+
+    def line(self, now: float) -> str:
+        if self.points_total:
+            done, total, what = self.points_done, self.points_total, "points"
+        else:
+            done, total, what = self.jobs_done, max(self.jobs_total, 1), "jobs"
+        filled = int(BAR_WIDTH * done / total) if total else BAR_WIDTH
+        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        text = (
+            f"[{bar}] {done}/{total} {what}, {len(self.failures)} failed, "
+            f"{clock(now - self.started)} elapsed{self.eta(now)}"
+        )
+        return text + (f" ({self.current})" if self.current else "")
+
+
+def _describe(rule: str, wildcards: Any) -> str:
+    if rule == BENCH_RULE and isinstance(wildcards, dict) and "point" in wildcards:
+        return f"bench {wildcards['point']}"
+    return rule.replace("_", " ")
+
+
+class LogHandler(LogHandlerBase):
+    """Progress line and short messages; Snakemake's usual output when verbose."""
+
+    def __post_init__(self) -> None:
+        cs = self.common_settings
+        self.verbose = bool(
+            getattr(cs, "verbose", False)
+            or getattr(cs, "printshellcmds", False)
+            or getattr(cs, "debug_dag", False)
+            or getattr(cs, "dryrun", False)
+        )
+        self.stream: TextIO = sys.stdout if getattr(cs, "stdout", False) else sys.stderr
+        self.progress = Progress()
+        self.jobs: dict[int, dict[str, Any]] = {}
+        self.bar_open = False
+        self.last_logged = (-1, 0.0)
+
+    # ----------------------------------------------------------- plugin interface
+
+    @property
+    def writes_to_stream(self) -> bool:
+        return True
+
+    @property
+    def writes_to_file(self) -> bool:
+        return False
+
+    @property
+    def has_filter(self) -> bool:
+        return False
+
+    @property
+    def has_formatter(self) -> bool:
+        return False
+
+    @property
+    def needs_rulegraph(self) -> bool:
+        return False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            if self.verbose:
+                self._emit_verbose(record)
+            else:
+                self._emit_quiet(record)
+        except Exception:  # noqa: BLE001 - logging never stops the workflow
+            self.handleError(record)
+
+    def close(self) -> None:
+        self._end_bar()
+        super().close()
+
+    # ----------------------------------------------------------- output
+
+    @property
+    def tty(self) -> bool:
+        isatty = getattr(self.stream, "isatty", None)
+        return bool(isatty and isatty())
+
+    def _write(self, text: str) -> None:
+        self._end_bar()
+        self.stream.write(text.rstrip("\n") + "\n")
+        self.stream.flush()
+
+    def _end_bar(self) -> None:
+        if self.bar_open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.bar_open = False
+
+    def _draw(self, final: bool = False) -> None:
+        now = time.monotonic()
+        line = self.progress.line(now)
+        if self.tty:
+            width = shutil.get_terminal_size((100, 20)).columns - 1
+            self.stream.write("\r" + line[:width] + "\x1b[K")
+            self.stream.flush()
+            self.bar_open = True
+            if final:
+                self._end_bar()
+            return
+        total = self.progress.points_total or 1
+        tenth = 10 * self.progress.points_done // total
+        last_tenth, last_time = self.last_logged
+        if final or tenth != last_tenth or now - last_time >= LOG_EVERY_S:
+            self.last_logged = (tenth, now)
+            self._write(line)
+
+    # ----------------------------------------------------------- quiet mode
+
+    def _emit_quiet(self, record: logging.LogRecord) -> None:
+        event = getattr(record, "event", None)
+        handler = {
+            LogEvent.RUN_INFO: self._on_run_info,
+            LogEvent.JOB_INFO: self._on_job_info,
+            LogEvent.JOB_FINISHED: self._on_job_finished,
+            LogEvent.JOB_ERROR: self._on_job_error,
+            LogEvent.PROGRESS: self._on_progress,
+        }.get(event)
+        if handler is not None:
+            handler(record)
+        elif getattr(record, "ciphersweep", None) == "summary":
+            self._write(record.getMessage())
+        elif record.levelno >= logging.WARNING and event not in (
+            LogEvent.GROUP_ERROR,
+            LogEvent.SHELLCMD,
+        ):
+            text = self.format(record)
+            if text and text != "None":
+                self._write(text)
+
+    def _on_run_info(self, record: logging.LogRecord) -> None:
+        stats = getattr(record, "stats", None) or {}
+        self.progress.points_total = int(stats.get(BENCH_RULE, 0))
+        self.progress.jobs_total = int(stats.get("total", 0))
+        n = self.progress.points_total
+        self._write(
+            f"ciphersweep: {n} benchmark point{'' if n == 1 else 's'} to measure "
+            f"({self.progress.jobs_total} jobs); --verbose shows every job"
+        )
+
+    def _on_job_info(self, record: logging.LogRecord) -> None:
+        rule = str(getattr(record, "rule_name", ""))
+        info = {
+            "rule": rule,
+            "output": list(getattr(record, "output", None) or []),
+            "log": list(getattr(record, "log", None) or []),
+            "wildcards": dict(getattr(record, "wildcards", None) or {}),
+        }
+        self.jobs[int(getattr(record, "jobid", -1))] = info
+        if rule == BENCH_RULE and self.progress.bench_started is None:
+            self.progress.bench_started = time.monotonic()
+        self.progress.current = _describe(rule, info["wildcards"])
+        if self.tty:
+            self._draw()
+
+    def _on_job_finished(self, record: logging.LogRecord) -> None:
+        info = self.jobs.pop(int(getattr(record, "job_id", -1)), None)
+        if info is None or info["rule"] != BENCH_RULE:
+            return
+        self.progress.points_done += 1
+        point = info["wildcards"].get("point", "?")
+        reason = point_failure(info["output"][0]) if info["output"] else None
+        if reason is not None:
+            self.progress.failures.append((point, reason))
+            self._write(f"failed: {point}: {reason}")
+        self._draw()
+
+    def _on_job_error(self, record: logging.LogRecord) -> None:
+        rule = str(getattr(record, "rule_name", ""))
+        jobid = int(getattr(record, "jobid", -1))
+        info = self.jobs.pop(jobid, None) or {}
+        logs = [str(x) for x in (getattr(record, "log", None) or [])]
+        wildcards = info.get("wildcards", {})
+        what = _describe(rule, wildcards)
+        if rule == BENCH_RULE:
+            self.progress.points_done += 1
+            self.progress.failures.append(
+                (wildcards.get("point", "?"), "job error (see its log)")
+            )
+        self._write(
+            f"error: {what} failed" + (f"; log: {', '.join(logs)}" if logs else "")
+        )
+
+    def _on_progress(self, record: logging.LogRecord) -> None:
+        self.progress.jobs_done = int(getattr(record, "done", 0))
+        total = int(getattr(record, "total", 0))
+        self.progress.jobs_total = total or self.progress.jobs_total
+        final = bool(total) and self.progress.jobs_done >= total
+        if final:
+            self.progress.current = ""
+        if final or self.tty:
+            self._draw(final=final)
+
+    # ----------------------------------------------------------- verbose mode
+
+    def _emit_verbose(self, record: logging.LogRecord) -> None:
+        event = getattr(record, "event", None)
+        if event == LogEvent.SHELLCMD and not (
+            getattr(record, "shellcmd", None) or getattr(record, "cmd", None)
+        ):
+            return  # run: rules have no shell command
+        if event == LogEvent.JOB_INFO:
+            files = list(getattr(record, "input", None) or [])
+            if len(files) > MAX_LISTED_FILES:
+                record.input = files[:3] + [f"... ({len(files) - 3} more)"]
+        text = self.format(record)
+        if text and text != "None":
+            self.stream.write(text + "\n")
+            self.stream.flush()

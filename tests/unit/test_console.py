@@ -1,0 +1,117 @@
+"""The console: the logger plugin's progress line and the end-of-campaign summary."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+
+import pandas as pd
+from ciphersweep import console
+from snakemake_interface_logger_plugins.common import LogEvent
+from snakemake_interface_logger_plugins.tests import MockOutputSettings
+from snakemake_logger_plugin_ciphersweep import LogHandler, Progress, clock
+
+
+def _handler(**settings: bool) -> tuple[LogHandler, io.StringIO]:
+    common = MockOutputSettings()
+    common.printshellcmds = False
+    for k, v in settings.items():
+        setattr(common, k, v)
+    h = LogHandler(common_settings=common, settings=None)
+    out = io.StringIO()
+    h.stream = out
+    return h, out
+
+
+def _rec(event: LogEvent | None, level: int = logging.INFO, msg: str = "", **kw):
+    r = logging.LogRecord("snakemake", level, "x", 1, msg, None, None)
+    if event is not None:
+        r.event = event
+    for k, v in kw.items():
+        setattr(r, k, v)
+    return r
+
+
+def test_progress_line_counts_points_and_failures(tmp_path: Path) -> None:
+    ok, bad = tmp_path / "ok.jsonl", tmp_path / "bad.jsonl"
+    ok.write_text(json.dumps({"status": "ok", "t_total": 1.0}) + "\n")
+    bad.write_text(json.dumps({"status": "failed", "reason": "exit 1: boom"}) + "\n")
+    h, out = _handler()
+    h.emit(_rec(LogEvent.RUN_INFO, stats={"bench": 2, "gather": 1, "total": 3}))
+    for jobid, path, point in ((1, ok, "seq-1KiB"), (2, bad, "mpi-1KiB")):
+        h.emit(
+            _rec(
+                LogEvent.JOB_INFO,
+                jobid=jobid,
+                rule_name="bench",
+                output=[str(path)],
+                wildcards={"point": point},
+                input=[f"in{i}" for i in range(47)],
+                shellcmd=None,
+            )
+        )
+        h.emit(_rec(LogEvent.SHELLCMD, shellcmd=None))
+        h.emit(_rec(LogEvent.JOB_FINISHED, job_id=jobid))
+    h.emit(_rec(LogEvent.PROGRESS, done=3, total=3))
+    h.emit(_rec(None, msg="Building DAG of jobs..."))
+    h.emit(_rec(None, level=logging.WARNING, msg="ciphersweep: re-running 1 point"))
+    h.emit(_rec(None, msg="ciphersweep: campaign t finished", ciphersweep="summary"))
+    text = out.getvalue()
+    lines = text.splitlines()
+    assert lines[0].startswith("ciphersweep: 2 benchmark points to measure (3 jobs)")
+    assert "failed: mpi-1KiB: exit 1: boom" in lines
+    assert any(line.startswith("[##########----------] 1/2 points") for line in lines)
+    assert any("2/2 points, 1 failed" in line for line in lines)
+    assert "ciphersweep: re-running 1 point" in lines
+    assert lines[-1] == "ciphersweep: campaign t finished"
+    for noise in ("Building DAG", "Shell command", "in46", "None"):
+        assert noise not in text, noise
+
+
+def test_verbose_is_snakemakes_output_without_noise() -> None:
+    h, out = _handler(printshellcmds=True)
+    h.setFormatter(logging.Formatter("%(message)s"))
+    h.emit(_rec(LogEvent.SHELLCMD, msg="Shell command: None", shellcmd=None))
+    r = _rec(LogEvent.JOB_INFO, msg="rule build:", input=[f"f{i}" for i in range(47)])
+    h.emit(r)
+    assert out.getvalue() == "rule build:\n"
+    assert r.input == ["f0", "f1", "f2", "... (44 more)"]
+
+
+def test_eta_and_clock() -> None:
+    p = Progress(points_total=4, points_done=1, started=0.0, bench_started=10.0)
+    assert p.eta(now=40.0) == ", ~01:30 left"
+    assert "1/4 points, 0 failed, 00:40 elapsed, ~01:30 left" in p.line(now=40.0)
+    assert clock(3725) == "1:02:05"
+
+
+def test_summary_lines(tmp_path: Path) -> None:
+    res = tmp_path / "results" / "c"
+    (res / "tables").mkdir(parents=True)
+    (res / "plots").mkdir()
+    for f in ("time.csv", "time.md", "speedup.csv"):
+        (res / "tables" / f).write_text("x")
+    (res / "plots" / "throughput.png").write_bytes(b"x")
+    rows = [{"point": f"p{i}", "status": "ok", "reason": None} for i in range(3)]
+    rows += [{"point": f"f{i}", "status": "failed", "reason": f"r{i}"} for i in range(5)]
+    pd.DataFrame(rows).to_csv(res / "summary.csv", index=False)
+    cmd = console.report_command(res / "report.html", ["campaigns/c.yaml"])
+    lines = console.summary_lines(res, res / "report.html", cmd)
+    assert lines[0] == "ciphersweep: campaign c finished"
+    assert "  points measured: 3 of 8, 5 failed" in lines
+    assert "    failed f0: r0" in lines and "    failed f3: r3" not in lines
+    assert any("2 more in" in line for line in lines)
+    assert "noisy cells: not assessed" in "\n".join(lines)
+    assert f"  tables: {res / 'tables'}/ (speedup, time; .csv .md .tex)" in lines
+    assert any(line.startswith("  plots:") and "throughput" in line for line in lines)
+    assert f"  report: not made yet ({res / 'report.html'})" in lines
+    assert lines[-1].endswith(
+        f"snakemake --profile profiles/local --configfile campaigns/c.yaml {res}/report.html"
+    )
+    pd.DataFrame([{"point": "a", "status": "ok", "noisy": True}]).to_csv(
+        res / "summary.csv", index=False
+    )
+    lines = console.summary_lines(res, res / "report.html", cmd)
+    assert any(line.startswith("  noisy cells: 1 ") for line in lines)

@@ -1,0 +1,135 @@
+"""The plots: files, panels, ticks, error bars and markers (matplotlib objects)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from ciphersweep import plots, tables
+from ciphersweep.sweep import Point
+
+SIZES = (("1KB", 1000), ("1MB", 10**6), ("16MB", 16 * 10**6))
+
+
+def _pt(backend: str, size: tuple[str, int], **kw) -> Point:
+    r, t = kw.get("ranks", 1), kw.get("threads", 1)
+    pid = f"{backend}-{size[0]}-r{r}-t{t}"
+    return Point(
+        backend, "ttable", "ctr", "encrypt", "aes-128-ctr", size[1], size[0],
+        size[0], None, id=pid, **kw,
+    )  # fmt: skip
+
+
+def _campaign() -> tuple[dict, list[Point], pd.DataFrame]:
+    pts, rows = [], []
+    for size in SIZES:
+        base = size[1] / 1e8
+        shapes = [("seq", {}, 1.0)]
+        shapes += [("omp", {"threads": t}, t * 0.8) for t in (2, 4)]
+        shapes += [("mpi", {"ranks": r}, r * 0.7) for r in (1, 2, 4)]
+        shapes += [("cuda", {"gpus": 1, "block_threads": 256}, 40.0)]
+        for backend, kw, s in shapes:
+            p = _pt(backend, size, **kw)
+            t = base / s
+            pts.append(p)
+            rows.append(
+                {
+                    "point": p.id,
+                    "status": "ok",
+                    "t_total_median": t,
+                    "t_total_q1": t * 0.95,
+                    "t_total_q3": t * 1.1,
+                    "oversubscribed": backend == "mpi" and kw.get("ranks") == 4,
+                    "t_h2d_median": t * 0.3 if backend == "cuda" else None,
+                    "t_d2h_median": t * 0.3 if backend == "cuda" else None,
+                    "t_compute_median": t * 0.4,
+                }
+            )
+    cfg = {"baseline": {"backend": "seq"}, "platform": {"energy": "none"}}
+    return cfg, pts, pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def ctx() -> tables.Context:
+    cfg, pts, summary = _campaign()
+    return tables.Context(cfg, pts, summary)
+
+
+def test_every_plot_in_three_formats(tmp_path: Path) -> None:
+    cfg, pts, summary = _campaign()
+    summary.to_csv(tmp_path / "summary.csv", index=False)
+    written = plots.write_plots(cfg, pts, str(tmp_path / "summary.csv"), str(tmp_path))
+    names = tables.plot_names(cfg, pts)
+    assert names == ["time_vs_size", "speedup_vs_p", "throughput", "cuda_copy"]
+    assert {p.name for p in written} == {
+        f"{n}.{e}" for n in names for e in plots.FORMATS
+    }
+    for n in names:
+        assert (tmp_path / f"{n}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (tmp_path / f"{n}.pdf").read_bytes()[:4] == b"%PDF"
+        assert b"<svg" in (tmp_path / f"{n}.svg").read_bytes()[:400]
+        assert n in plots.CAPTIONS
+
+
+def test_speedup_panels_ticks_ideal_and_oversubscribed(ctx: tables.Context) -> None:
+    fig = plots.plot_speedup(ctx)
+    omp, mpi, gpu = fig.axes
+    assert [a.get_title() for a in fig.axes] == ["omp", "mpi", "GPU (vs data size)"]
+    assert list(mpi.get_xticks()) == [1, 2, 4] and list(omp.get_xticks()) == [1, 2, 4]
+    lines = {ln.get_label(): ln for ln in mpi.get_lines()}
+    assert list(lines["ideal (S = P)"].get_xdata()) == [1, 4]
+    # one line per size: own colour, marker and line style; colour darker when larger
+    bars = {c.get_label(): c for c in mpi.containers}
+    sized = [bars[s].lines[0] for s, _ in SIZES]
+    assert len({ln.get_marker() for ln in sized}) == 3
+    assert len({ln.get_linestyle() for ln in sized}) == 3
+    lum = [sum(ln.get_color()[:3]) for ln in sized]
+    assert lum == sorted(lum, reverse=True)
+    assert list(sized[2].get_ydata()) == pytest.approx([0.7, 1.4, 2.8])
+    # error bars from the intervals of both medians, oversubscribed P = 4 ringed
+    assert mpi.containers and all(c.has_yerr for c in mpi.containers)
+    rings = [c for c in mpi.collections if c.get_label() == "oversubscribed"]
+    assert len(rings) == 3 and [o[0] for o in rings[0].get_offsets()] == [4]
+    assert not [c for c in omp.collections if c.get_label() == "oversubscribed"]
+    # the GPU's speedup is shown, against the data size
+    assert [t.get_text() for t in gpu.get_xticklabels()] == [s for s, _ in SIZES]
+    assert list(gpu.containers[0].lines[0].get_ydata()) == pytest.approx([40.0] * 3)
+
+
+def test_throughput_log_ticks_are_readable(ctx: tables.Context) -> None:
+    fig = plots.plot_throughput(ctx)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 4 and all("e" not in s and "$" not in s for s in labels)
+    assert len(ax.get_lines()) == len(
+        tables.row_labels(ctx.points) and set(tables.row_labels(ctx.points).values())
+    )
+
+
+def test_time_has_error_bars_and_distinct_styles(ctx: tables.Context) -> None:
+    ax = plots.plot_time(ctx).axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    data = [c.lines[0] for c in ax.containers]
+    styles = {(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in data}
+    assert len(styles) == len(data) == len(set(tables.row_labels(ctx.points).values()))
+    assert all(c.has_yerr for c in ax.containers)
+
+
+def test_cuda_copy_is_a_stacked_bar_per_size(ctx: tables.Context) -> None:
+    ax = plots.plot_cuda_copy(ctx).axes[0]
+    bars = ax.containers
+    assert [b.get_label() for b in bars] == [p[0] for p in plots.CUDA_PARTS]
+    tops = [sum(b.patches[i].get_height() for b in bars) for i in range(len(SIZES))]
+    assert tops == pytest.approx([100.0] * len(SIZES))
+    assert [t.get_text() for t in ax.get_xticklabels()] == [s for s, _ in SIZES]
+
+
+def test_energy_plot_says_when_nothing_was_measured(ctx: tables.Context) -> None:
+    ax = plots.plot_energy(ctx).axes[0]
+    assert any("no energy measured" in t.get_text() for t in ax.texts)
+    ctx.by_point[ctx.points[0].id]["joules_median"] = 2.0
+    ax = plots.plot_energy(ctx).axes[0]
+    assert ax.get_lines()[0].get_ydata()[0] == pytest.approx(2.0 / 0.001)
+    del ctx.by_point[ctx.points[0].id]["joules_median"]

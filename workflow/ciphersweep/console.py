@@ -1,0 +1,107 @@
+"""The few lines a campaign ends with on the console.
+
+Points measured and failed (with the first reasons), noisy cells, where the tables,
+plots and report are, and the command that makes the report again. Written by the
+workflow's ``onsuccess``/``onerror`` handlers from the files the campaign left, so it
+says the same whatever the console looks like (quiet progress line or ``--verbose``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+MAX_REASONS = 3
+NOISY_COLUMNS = ("noisy", "t_total_noisy")
+
+
+def _read_summary(path: Path) -> pd.DataFrame | None:
+    import pandas as pd
+
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        return pd.read_csv(path)
+    except (ValueError, OSError):  # an empty campaign writes a header-less file
+        return None
+
+
+def _truthy(v: Any) -> bool:
+    return str(v).strip().lower() in ("true", "1", "yes")
+
+
+def noisy_cells(summary: pd.DataFrame) -> int | None:
+    """Points flagged noisy (interval wider than the precision target); None where the
+    campaign's summary carries no such flag."""
+    for col in NOISY_COLUMNS:
+        if col in summary:
+            return int(sum(_truthy(v) for v in summary[col]))
+    return None
+
+
+def _names(folder: Path, suffix: str) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return sorted({f.stem for f in folder.iterdir() if f.suffix == suffix})
+
+
+def report_command(
+    report: str | Path, configfiles: Sequence[str] = (), profile: str = "local"
+) -> str:
+    """The command that (re)makes a campaign's report."""
+    argv = ["snakemake", "--profile", f"profiles/{profile}"]
+    for cf in configfiles:
+        argv += ["--configfile", str(cf)]
+    return shlex.join([*argv, str(report)])
+
+
+def summary_lines(
+    res_dir: str | Path, report: str | Path, command: str, ok: bool = True
+) -> list[str]:
+    """The end-of-campaign summary, one item per line."""
+    res = Path(res_dir)
+    head = f"ciphersweep: campaign {res.name} " + ("finished" if ok else "stopped")
+    lines = [head]
+    summary = _read_summary(res / "summary.csv")
+    if summary is None or "status" not in summary:
+        lines.append("  points: none gathered yet (see the errors above)")
+    else:
+        failed = summary[summary["status"] != "ok"]
+        lines.append(
+            f"  points measured: {len(summary) - len(failed)} of {len(summary)}"
+            + (f", {len(failed)} failed" if len(failed) else "")
+        )
+        for _, row in failed.head(MAX_REASONS).iterrows():
+            lines.append(f"    failed {row['point']}: {row.get('reason')}")
+        if len(failed) > MAX_REASONS:
+            lines.append(
+                f"    ... {len(failed) - MAX_REASONS} more in {res / 'failures.csv'}"
+            )
+        noisy = noisy_cells(summary)
+        lines.append(
+            "  noisy cells: "
+            + (
+                "not assessed (no precision target)"
+                if noisy is None
+                else f"{noisy} (interval wider than the precision target, footnoted)"
+            )
+        )
+    tables = _names(res / "tables", ".csv")
+    if tables:
+        lines.append(
+            f"  tables: {res / 'tables'}/ ({', '.join(tables)}; .csv .md .tex)"
+        )
+    plots = _names(res / "plots", ".png")
+    if plots:
+        lines.append(f"  plots:  {res / 'plots'}/ ({', '.join(plots)}; .png .pdf .svg)")
+    rep = Path(report)
+    lines.append(
+        f"  report: {rep}" if rep.exists() else f"  report: not made yet ({rep})"
+    )
+    lines.append(f"  make the report: {command}")
+    return lines
