@@ -27,6 +27,12 @@ target_link_libraries(test_cuda_block PRIVATE cs_aes OpenSSL::Crypto)
 set_target_properties(test_cuda_block PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
 add_test(NAME cuda_block_on_cpu COMMAND test_cuda_block)
 
+add_executable(test_cuda_chunks "${_cs_tests}/test_cuda_chunks.c" "${_cs_src}/cuda_chunks.c")
+target_include_directories(test_cuda_chunks PRIVATE "${_cs_src}")
+target_link_libraries(test_cuda_chunks PRIVATE cs_aes OpenSSL::Crypto)
+set_target_properties(test_cuda_chunks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+add_test(NAME cuda_chunks_on_cpu COMMAND test_cuda_chunks)
+
 add_executable(test_cuda_nvml "${_cs_tests}/test_cuda_nvml.c" "${_cs_src}/nvml_energy.c"
                               "${_cs_src}/energy.c")
 target_include_directories(test_cuda_nvml PRIVATE "${_cs_src}")
