@@ -60,7 +60,9 @@ set(_cs_arch_list ${CS_CUDA_ARCHITECTURES})
 list(TRANSFORM _cs_arch_list PREPEND "sm_")
 list(JOIN _cs_arch_list "," _cs_arch_list)
 
-add_executable(aes-cuda "${_cs_src}/aes_cuda.cu" "${_cs_src}/nvml_energy.c")
+add_executable(aes-cuda "${_cs_src}/aes_cuda.cu" "${_cs_src}/aes_cuda_energy.cu"
+  "${_cs_src}/aes_cuda_lanes.cu" "${_cs_src}/aes_cuda_ttable.cu" "${_cs_src}/aes_cuda_ref.cu"
+  "${_cs_src}/cuda_chunks.c" "${_cs_src}/nvml_energy.c")
 set_target_properties(aes-cuda PROPERTIES
   CUDA_ARCHITECTURES "${CS_CUDA_ARCHITECTURES}"
   CUDA_STANDARD 17

@@ -3,33 +3,29 @@
  * NVIDIA GPU, behind the same command line and JSON records as every other kernel
  * (runner.h does the CLI, input, OpenSSL reference, verification and records).
  *
- * Design (the reference study's): round keys are expanded on the host by the shared
- * AES core and copied to __constant__ memory; the T-tables (and, for decryption, the
- * inverse S-box) are copied into shared memory by every thread block; each thread
- * handles one 16-byte block at a time (grid-stride: a capped grid, so each thread takes
- * several blocks of a large message and the table load is amortised), staging its block
- * through shared memory with 16-byte (uint4) loads and stores, which are coalesced
- * across a warp. The block function itself is aes_block_gpu.h, the same source the CPU
- * test runs.
+ * Block implementations (--impl, aes_cuda_impl.h): gpu-lanes (default; bank-conflict-
+ * free T-table), gpu-ttable (four T-tables in shared memory), gpu-ref (the reference
+ * study's byte-oriented design).  The round keys are expanded on the host by the shared
+ * AES core and copied to __constant__ memory.
  *
- * One repetition (the timed region):
+ * One repetition (the timed region), serial (--streams 1, the default; the study's):
  *   key schedule -> __constant__            t_keyexp (host clock)
  *   H2D copy of the input (pinned memory)   t_h2d     (cudaEvent)
  *   kernel                                  t_compute (cudaEvent)
  *   D2H copy of the result                  t_d2h     (cudaEvent)
  *   [ECB decrypt: PKCS#7 check on the host]
- * t_total is host wall time (CLOCK_MONOTONIC) over all of it, less the time spent reading
- * the NVML energy counter between the phases. The phases are separated by a stream
- * synchronisation so that each one's energy can be read on its own.
+ * separated by stream synchronisations so that each phase's energy can be read on its
+ * own; t_total is host wall time (CLOCK_MONOTONIC) over all of it, less the time spent
+ * reading the NVML counter between the phases.
  *
- * Energy (--energy auto): NVML's board energy counter read before the H2D copy, before
- * the kernel, before the D2H copy and after it: joules_h2d, joules_kernel, joules_d2h and
- * joules = joules_gpu = their sum, energy_source "nvml", scope "gpu". The runner's RAPL
- * reading of the host (when it has one) stays in joules_pkg/joules_core/joules_dram.
- * Without NVML: joules null, the note says why. --energy rapl: the host RAPL reading only.
+ * Overlapped (--streams N > 1, or --chunk SIZE): the data is split into chunks
+ * (cuda_chunks.h) queued round-robin on N streams, each chunk's copy in, kernel and copy
+ * out in order on its stream, so the copies of one chunk overlap the kernel of another;
+ * t_h2d, t_compute and t_d2h are the sums over the chunks of each phase (per-chunk
+ * events), t_total the wall time of the whole repetition.
  *
- * Exit status 3: the required hardware is absent (no CUDA device, or --device N beyond
- * the devices present): "aes-cuda: no CUDA device: <reason>".
+ * Energy: aes_cuda_energy.cu.  Exit status 3: the required hardware is absent (no CUDA
+ * device, or --device N beyond the devices present): "aes-cuda: no CUDA device: <reason>".
  */
 #include <cuda_runtime.h>
 
@@ -38,72 +34,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" {
-#include "aes.h"
-#include "aes_tables.h"
-#include "energy.h"
-#include "runner.h"
-}
-#include "aes_block_gpu.h"
-#include "nvml_energy.h"
+#include "aes_cuda_ctx.h"
 
 #define CS_EXIT_NO_HARDWARE 3
-#define GPU_IMPL "gpu-ttable"
 
-enum { K_ECB_ENC = 0, K_ECB_DEC = 1, K_CTR = 2 };
+static const cs_cuda_impl *const impls[] = {&cs_cuda_impl_lanes, &cs_cuda_impl_ttable,
+                                            &cs_cuda_impl_ref};
 
-__constant__ uint32_t c_rk[4 * (CS_AES_MAX_ROUNDS + 1)];
-__constant__ uint32_t c_iv[4];
-__device__ uint32_t g_te[4 * 256];
-__device__ uint32_t g_td[4 * 256];
-__device__ uint8_t g_isbox[256];
-
-/* buf: nblocks 16-byte blocks, processed in place. ECB encryption with padding: bytes
- * at offsets >= msg_len of the last block are set to padv (PKCS#7) before encryption. */
-template <int MODE>
-__global__ void aes_kernel(uint4 *buf, unsigned long long nblocks, int nr,
-                           unsigned long long msg_len, unsigned padv)
-{
-    __shared__ uint32_t sT[4 * 256];
-    __shared__ uint8_t sIS[256];
-    extern __shared__ uint4 tile[];
-
-    const uint32_t *gT = MODE == K_ECB_DEC ? g_td : g_te;
-    for (int i = threadIdx.x; i < 4 * 256; i += blockDim.x) sT[i] = gT[i];
-    if (MODE == K_ECB_DEC)
-        for (int i = threadIdx.x; i < 256; i += blockDim.x) sIS[i] = g_isbox[i];
-    __syncthreads();
-    const cs_gpu_tables T = {sT, sT + 256, sT + 512, sT + 768, sIS};
-
-    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-         i < nblocks; i += stride) {
-        /* Each thread owns tile[threadIdx.x]: no barrier is needed around it. */
-        tile[threadIdx.x] = buf[i];
-        uint4 v = tile[threadIdx.x];
-        uint32_t w[4] = {v.x, v.y, v.z, v.w};
-        if (MODE == K_ECB_ENC && padv) cs_gpu_pad_le_words(i, msg_len, padv, w);
-        cs_gpu_process_le_words(&T, c_rk, nr, MODE, c_iv, i, w);
-        tile[threadIdx.x] = make_uint4(w[0], w[1], w[2], w[3]);
-        buf[i] = tile[threadIdx.x];
-    }
-}
-
-typedef struct {
-    int device;
-    int ready;
-    cudaStream_t stream;
-    cudaEvent_t ev[6];
-    int nev;
-    uint8_t *d_buf;
-    size_t d_cap;
-    int grid_cap[3];          /* per kernel: resident blocks on the whole GPU */
-    int nvml_on;
-    cs_nvml_energy nvml;
-    double nvml_s;            /* time spent reading NVML in this repetition */
-} cuda_ctx;
-
-static int cuda_fail(cs_run *r, const char *what, cudaError_t e)
+int cs_cuda_fail(cs_run *r, const char *what, cudaError_t e)
 {
     cs_error(r, "%s: %s", what, cudaGetErrorString(e));
     return CS_EXIT_FAIL;
@@ -112,41 +50,34 @@ static int cuda_fail(cs_run *r, const char *what, cudaError_t e)
 #define CK(call)                                                    \
     do {                                                            \
         cudaError_t e_ = (call);                                    \
-        if (e_ != cudaSuccess) return cuda_fail(r, #call, e_);      \
+        if (e_ != cudaSuccess) return cs_cuda_fail(r, #call, e_);   \
     } while (0)
 
 static size_t round16(size_t n) { return (n + 15) / 16 * 16; }
 
-static void nvml_mark(cuda_ctx *c, int which)
+/* --impl: auto = gpu-lanes. */
+static int choose_impl(cs_run *r, cuda_ctx *c)
 {
-    if (!c->nvml_on) return;
-    double t0 = cs_now();
-    cs_nvml_energy_mark(&c->nvml, which);
-    c->nvml_s += cs_now() - t0;
-}
-
-static int cuda_setup(cs_run *r)
-{
-    cuda_ctx *c = (cuda_ctx *)r->ctx;
-    if (strcmp(r->o.impl, "auto") != 0 && strcmp(r->o.impl, GPU_IMPL) != 0) {
-        cs_error(r, "--impl: '%s' is not a GPU impl (allowed: " GPU_IMPL ", auto)", r->o.impl);
+    c->impl = NULL;
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
+        if (strcmp(r->o.impl, impls[i]->name) == 0 || (!c->impl && strcmp(r->o.impl, "auto") == 0))
+            c->impl = impls[i];
+    if (!c->impl) {
+        cs_error(r, "--impl: '%s' is not a GPU impl (allowed: gpu-lanes, gpu-ttable, gpu-ref, auto)",
+                 r->o.impl);
         return CS_EXIT_USAGE;
     }
-    r->impl_name = GPU_IMPL;
-    r->gpus = 1;
-    r->threads = 1;
-    r->cores_used = 1;
-    r->block_threads = r->o.block_threads;
-    r->clock = "cudaEvent";
+    r->impl_name = c->impl->name;
+    return 0;
+}
 
+static int open_device(cs_run *r, cuda_ctx *c, cudaDeviceProp *prop)
+{
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-        cs_error(r, "no CUDA device: %s", cudaGetErrorString(e));
-        return CS_EXIT_NO_HARDWARE;
-    }
-    if (n < 1) {
-        cs_error(r, "no CUDA device: %s", cudaGetErrorString(cudaErrorNoDevice));
+    if (e != cudaSuccess || n < 1) {
+        cs_error(r, "no CUDA device: %s",
+                 cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
         return CS_EXIT_NO_HARDWARE;
     }
     if (r->o.device >= n) {
@@ -155,52 +86,57 @@ static int cuda_setup(cs_run *r)
     }
     c->device = r->o.device;
     CK(cudaSetDevice(c->device));
-    cudaDeviceProp prop;
-    CK(cudaGetDeviceProperties(&prop, c->device));
-    snprintf(r->gpu_model, sizeof r->gpu_model, "%s (sm_%d%d)", prop.name, prop.major, prop.minor);
+    CK(cudaGetDeviceProperties(prop, c->device));
+    snprintf(r->gpu_model, sizeof r->gpu_model, "%s (sm_%d%d)", prop->name, prop->major, prop->minor);
+    return 0;
+}
 
-    CK(cudaMemcpyToSymbol(g_te, cs_te0, sizeof cs_te0, 0));
-    CK(cudaMemcpyToSymbol(g_te, cs_te1, sizeof cs_te1, 1 * sizeof cs_te0));
-    CK(cudaMemcpyToSymbol(g_te, cs_te2, sizeof cs_te2, 2 * sizeof cs_te0));
-    CK(cudaMemcpyToSymbol(g_te, cs_te3, sizeof cs_te3, 3 * sizeof cs_te0));
-    CK(cudaMemcpyToSymbol(g_td, cs_td0, sizeof cs_td0, 0));
-    CK(cudaMemcpyToSymbol(g_td, cs_td1, sizeof cs_td1, 1 * sizeof cs_td0));
-    CK(cudaMemcpyToSymbol(g_td, cs_td2, sizeof cs_td2, 2 * sizeof cs_td0));
-    CK(cudaMemcpyToSymbol(g_td, cs_td3, sizeof cs_td3, 3 * sizeof cs_td0));
-    CK(cudaMemcpyToSymbol(g_isbox, cs_inv_sbox, sizeof cs_inv_sbox, 0));
-    CK(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking));
-    for (c->nev = 0; c->nev < 6; c->nev++) CK(cudaEventCreate(&c->ev[c->nev]));
-
+/* Streams, the per-kernel grid caps (resident blocks on the whole GPU). */
+static int open_streams_and_grids(cs_run *r, cuda_ctx *c, const cudaDeviceProp *prop)
+{
+    c->nst = c->overlapped ? c->streams : 1;
+    for (int i = 0; i < c->nst; i++)
+        CK(cudaStreamCreateWithFlags(&c->st[i], cudaStreamNonBlocking));
     const int bt = r->o.block_threads;
-    const size_t shm = (size_t)bt * sizeof(uint4);
-    const void *kernels[3] = {(const void *)aes_kernel<K_ECB_ENC>,
-                              (const void *)aes_kernel<K_ECB_DEC>,
-                              (const void *)aes_kernel<K_CTR>};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < CS_K_KINDS; k++) {
         int per_sm = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernels[k], bt, shm));
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c->impl->kernel(k), bt,
+                                                         c->impl->shared_bytes(k, bt)));
         if (per_sm < 1) {
-            cs_error(r, "--block-threads %d: the kernel cannot run with that many threads", bt);
+            cs_error(r, "--block-threads %d: the %s kernel cannot run with that many threads", bt,
+                     c->impl->name);
             return CS_EXIT_USAGE;
         }
-        c->grid_cap[k] = per_sm * prop.multiProcessorCount;
+        c->grid_cap[k] = per_sm * prop->multiProcessorCount;
     }
+    return 0;
+}
 
-    /* GPU energy and the driver version. */
-    if (strcmp(r->o.energy, "auto") == 0) {
-        char bus[32] = "";
-        if (cudaDeviceGetPCIBusId(bus, sizeof bus, c->device) != cudaSuccess) bus[0] = '\0';
-        cs_nvml_energy_open(&c->nvml, NULL, bus, (unsigned)c->device);
-        c->nvml_on = 1;
-        if (c->nvml.driver[0]) snprintf(r->gpu_driver, sizeof r->gpu_driver, "%s", c->nvml.driver);
-    }
+static int cuda_setup(cs_run *r)
+{
+    cuda_ctx *c = (cuda_ctx *)r->ctx;
+    int status = choose_impl(r, c);
+    if (status) return status;
+    r->gpus = 1;
+    r->threads = 1;
+    r->cores_used = 1;
+    r->block_threads = r->o.block_threads;
+    r->clock = "cudaEvent";
+    c->streams = r->o.streams;
+    c->chunk = r->o.chunk ? (size_t)r->o.chunk : CS_CUDA_DEFAULT_CHUNK;
+    c->overlapped = r->o.streams > 1 || r->o.chunk;
+
+    cudaDeviceProp prop;
+    if ((status = open_device(r, c, &prop)) != 0) return status;
+    CK(c->impl->init());
+    if ((status = open_streams_and_grids(r, c, &prop)) != 0) return status;
+    cs_cuda_energy_open(r, c);
     if (!r->gpu_driver[0]) {
         int v = 0;
         if (cudaDriverGetVersion(&v) == cudaSuccess && v > 0)
             snprintf(r->gpu_driver, sizeof r->gpu_driver, "CUDA driver API %d.%d", v / 1000,
                      (v % 1000) / 10);
     }
-    c->ready = 1;
     return 0;
 }
 
@@ -230,137 +166,200 @@ static void cuda_dealloc(cs_run *r, void *p)
     if (p) cudaFreeHost(p);
 }
 
-static float elapsed_s(cudaEvent_t a, cudaEvent_t b)
+static double elapsed_s(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = NAN;
     if (cudaEventElapsedTime(&ms, a, b) != cudaSuccess) return NAN;
-    return ms * 1e-3f;
+    return ms * 1e-3;
+}
+
+/* At least `need` events in the pool. */
+static int ensure_events(cs_run *r, cuda_ctx *c, int need)
+{
+    if (need <= c->nev) return 0;
+    cudaEvent_t *ev = (cudaEvent_t *)realloc(c->ev, sizeof *ev * (size_t)need);
+    if (!ev) {
+        cs_error(r, "out of memory for %d CUDA events", need);
+        return CS_EXIT_FAIL;
+    }
+    c->ev = ev;
+    for (; c->nev < need; c->nev++) CK(cudaEventCreate(&c->ev[c->nev]));
+    return 0;
+}
+
+/* The job of this repetition, or CS_EXIT_FAIL for ECB without padding on a partial block. */
+static int make_job(cs_run *r, cuda_job *j, int nr)
+{
+    const int decrypt = r->o.op == CS_DECRYPT, ecb = r->o.mode == CS_ECB;
+    j->kind = ecb ? (decrypt ? CS_K_ECB_DEC : CS_K_ECB_ENC) : CS_K_CTR;
+    j->n = r->in_len;
+    j->nr = nr;
+    if (ecb && !decrypt && r->pad) {
+        j->dev_out = cs_pkcs7_padded_len(j->n);
+    } else if (ecb && j->n % 16) {
+        cs_error(r, "ECB %s without padding needs a multiple of 16 bytes (got %zu)",
+                 decrypt ? "decryption" : "encryption", j->n);
+        return CS_EXIT_FAIL;
+    } else {
+        j->dev_out = j->n;
+    }
+    j->nblocks = (j->dev_out + 15) / 16;
+    j->padv = (ecb && !decrypt && r->pad) ? (unsigned)(j->dev_out - j->n) : 0u;
+    return 0;
+}
+
+static int grid_for(const cuda_ctx *c, int kind, unsigned long long nblocks, int bt)
+{
+    const unsigned long long per = (unsigned long long)bt * (unsigned long long)c->impl->blocks_per_thread;
+    const unsigned long long want = (nblocks + per - 1) / per;
+    const int g = (int)(want < (unsigned long long)c->grid_cap[kind] ? want : c->grid_cap[kind]);
+    return g < 1 ? 1 : g;
+}
+
+static void launch(const cuda_ctx *c, const cs_run *r, cudaStream_t st, unsigned long long first,
+                   unsigned long long nblocks)
+{
+    const cuda_job *j = &c->job;
+    const cs_cuda_work w = {first, nblocks, (unsigned long long)j->n, j->nr, j->padv};
+    const int bt = r->o.block_threads;
+    c->impl->launch(j->kind, grid_for(c, j->kind, nblocks, bt), bt, st,
+                    (uint4 *)(c->d_buf + 16 * first), &w);
+}
+
+/* Serial: copy in, kernel, copy out, each followed by a synchronisation (and, outside
+ * energy windows, an NVML mark). */
+static int run_serial(cs_run *r, cuda_ctx *c, cs_timings *t)
+{
+    const cuda_job *j = &c->job;
+    cudaStream_t st = c->st[0];
+    cudaEvent_t *ev = c->ev;
+    cs_cuda_nvml_mark(c, CS_NVML_BEFORE_H2D);
+    CK(cudaEventRecord(ev[0], st));
+    if (j->n) CK(cudaMemcpyAsync(c->d_buf, r->in, j->n, cudaMemcpyHostToDevice, st));
+    CK(cudaEventRecord(ev[1], st));
+    CK(cudaEventSynchronize(ev[1]));
+    cs_cuda_nvml_mark(c, CS_NVML_BEFORE_KERNEL);
+    CK(cudaEventRecord(ev[2], st));
+    if (j->nblocks) {
+        launch(c, r, st, 0, j->nblocks);
+        CK(cudaGetLastError());
+    }
+    CK(cudaEventRecord(ev[3], st));
+    CK(cudaEventSynchronize(ev[3]));
+    cs_cuda_nvml_mark(c, CS_NVML_BEFORE_D2H);
+    CK(cudaEventRecord(ev[4], st));
+    if (j->dev_out) CK(cudaMemcpyAsync(r->out, c->d_buf, j->dev_out, cudaMemcpyDeviceToHost, st));
+    CK(cudaEventRecord(ev[5], st));
+    CK(cudaEventSynchronize(ev[5]));
+    cs_cuda_nvml_mark(c, CS_NVML_AFTER_D2H);
+    t->t_h2d = elapsed_s(ev[0], ev[1]);
+    t->t_compute = elapsed_s(ev[2], ev[3]);
+    t->t_d2h = elapsed_s(ev[4], ev[5]);
+    c->streams_used = 1;
+    return 0;
+}
+
+/* Overlapped: every chunk's copy in, kernel and copy out queued on its stream. */
+static int run_overlapped(cs_run *r, cuda_ctx *c, cs_timings *t)
+{
+    const cuda_job *j = &c->job;
+    const size_t count = cs_chunk_count(j->dev_out, c->chunk);
+    if (count > c->chunk_cap) {
+        cs_chunk *p = (cs_chunk *)realloc(c->chunks, sizeof *p * count);
+        if (!p) return cs_cuda_fail(r, "chunk plan", cudaErrorMemoryAllocation);
+        c->chunks = p;
+        c->chunk_cap = count;
+    }
+    int status = ensure_events(r, c, (int)(4 * count));
+    if (status) return status;
+    cs_chunk_plan(j->n, j->dev_out, c->chunk, c->nst, c->chunks, c->chunk_cap);
+    for (size_t i = 0; i < count; i++) {
+        const cs_chunk *k = &c->chunks[i];
+        cudaStream_t st = c->st[k->stream];
+        cudaEvent_t *ev = c->ev + 4 * i;
+        CK(cudaEventRecord(ev[0], st));
+        if (k->in_len)
+            CK(cudaMemcpyAsync(c->d_buf + k->in_off, r->in + k->in_off, k->in_len,
+                               cudaMemcpyHostToDevice, st));
+        CK(cudaEventRecord(ev[1], st));
+        launch(c, r, st, k->first_block, k->nblocks);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(ev[2], st));
+        CK(cudaMemcpyAsync(r->out + k->out_off, c->d_buf + k->out_off, k->out_len,
+                           cudaMemcpyDeviceToHost, st));
+        CK(cudaEventRecord(ev[3], st));
+    }
+    for (int s = 0; s < c->nst; s++) CK(cudaStreamSynchronize(c->st[s]));
+    double h2d = 0, kern = 0, d2h = 0;
+    for (size_t i = 0; i < count; i++) {
+        cudaEvent_t *ev = c->ev + 4 * i;
+        h2d += elapsed_s(ev[0], ev[1]);
+        kern += elapsed_s(ev[1], ev[2]);
+        d2h += elapsed_s(ev[2], ev[3]);
+    }
+    t->t_h2d = h2d;
+    t->t_compute = kern;
+    t->t_d2h = d2h;
+    c->streams_used = cs_chunk_streams_used(count, c->nst);
+    return 0;
+}
+
+/* The copies and the kernel of one repetition (the key is in constant memory). */
+int cs_cuda_run_job(cs_run *r, cuda_ctx *c, cs_timings *t)
+{
+    int status = ensure_events(r, c, 6);
+    if (status) return status;
+    if (c->overlapped && c->job.dev_out) return run_overlapped(r, c, t);
+    return run_serial(r, c, t);
+}
+
+/* The kernel alone, `times` times back to back over the whole device buffer. */
+int cs_cuda_kernel_only(cs_run *r, cuda_ctx *c, int times)
+{
+    for (int i = 0; i < times && c->job.nblocks; i++) launch(c, r, c->st[0], 0, c->job.nblocks);
+    CK(cudaGetLastError());
+    CK(cudaStreamSynchronize(c->st[0]));
+    return 0;
 }
 
 static int cuda_rep(cs_run *r, cs_timings *t)
 {
     cuda_ctx *c = (cuda_ctx *)r->ctx;
-    const int decrypt = r->o.op == CS_DECRYPT;
-    const int ecb = r->o.mode == CS_ECB;
-    const int kind = ecb ? (decrypt ? K_ECB_DEC : K_ECB_ENC) : K_CTR;
-    const size_t n = r->in_len;
-    size_t nblocks, dev_out;
-
-    if (ecb && !decrypt && r->pad) {
-        dev_out = cs_pkcs7_padded_len(n);
-        nblocks = dev_out / 16;
-    } else if (ecb) {
-        if (n % 16) {
-            cs_error(r, "ECB %s without padding needs a multiple of 16 bytes (got %zu)",
-                     decrypt ? "decryption" : "encryption", n);
-            return CS_EXIT_FAIL;
-        }
-        dev_out = n;
-        nblocks = n / 16;
-    } else {
-        dev_out = n;
-        nblocks = (n + 15) / 16;
-    }
-    if (dev_out > r->out_cap || round16(dev_out) > c->d_cap) {
-        cs_error(r, "internal: buffers too small (%zu > %zu)", dev_out, r->out_cap);
-        return CS_EXIT_FAIL;
-    }
-    const unsigned padv = (ecb && !decrypt && r->pad) ? (unsigned)(dev_out - n) : 0u;
-
-    c->nvml_s = 0;
-    if (c->nvml_on) cs_nvml_energy_reset(&c->nvml);
-    const double t0 = cs_now();
-
-    /* key schedule -> __constant__ */
     cs_aes_key k;
     if (cs_aes_expand_key(&k, r->key, r->key_bytes) != 0) {
         cs_error(r, "unsupported key length %d", r->key_bytes);
         return CS_EXIT_FAIL;
     }
-    uint32_t w[4 * (CS_AES_MAX_ROUNDS + 1)], ivw[4] = {0, 0, 0, 0};
-    cs_gpu_round_key_words(decrypt && ecb ? k.drk : k.rk, k.nr, w);
-    for (int i = 0; i < 4; i++) ivw[i] = cs_gpu_load_be32(r->iv + 4 * i);
-    CK(cudaMemcpyToSymbolAsync(c_rk, w, sizeof(uint32_t) * 4 * (k.nr + 1), 0,
-                               cudaMemcpyHostToDevice, c->stream));
-    CK(cudaMemcpyToSymbolAsync(c_iv, ivw, sizeof ivw, 0, cudaMemcpyHostToDevice, c->stream));
-    CK(cudaStreamSynchronize(c->stream));
-    t->t_keyexp = cs_now() - t0;
-
-    nvml_mark(c, CS_NVML_BEFORE_H2D);
-    CK(cudaEventRecord(c->ev[0], c->stream));
-    if (n) CK(cudaMemcpyAsync(c->d_buf, r->in, n, cudaMemcpyHostToDevice, c->stream));
-    CK(cudaEventRecord(c->ev[1], c->stream));
-    CK(cudaEventSynchronize(c->ev[1]));
-
-    nvml_mark(c, CS_NVML_BEFORE_KERNEL);
-    const int bt = r->o.block_threads;
-    unsigned long long want = (nblocks + (size_t)bt - 1) / (size_t)bt;
-    int grid = (int)(want < (unsigned long long)c->grid_cap[kind] ? want : c->grid_cap[kind]);
-    if (grid < 1) grid = 1;
-    const size_t shm = (size_t)bt * sizeof(uint4);
-    CK(cudaEventRecord(c->ev[2], c->stream));
-    if (nblocks) {
-        uint4 *b = (uint4 *)c->d_buf;
-        if (kind == K_ECB_ENC)
-            aes_kernel<K_ECB_ENC><<<grid, bt, shm, c->stream>>>(b, nblocks, k.nr, n, padv);
-        else if (kind == K_ECB_DEC)
-            aes_kernel<K_ECB_DEC><<<grid, bt, shm, c->stream>>>(b, nblocks, k.nr, n, 0);
-        else
-            aes_kernel<K_CTR><<<grid, bt, shm, c->stream>>>(b, nblocks, k.nr, n, 0);
-        CK(cudaGetLastError());
+    int status = make_job(r, &c->job, k.nr);
+    if (status) return status;
+    if (c->job.dev_out > r->out_cap || round16(c->job.dev_out) > c->d_cap) {
+        cs_error(r, "internal: buffers too small (%zu > %zu)", c->job.dev_out, r->out_cap);
+        return CS_EXIT_FAIL;
     }
-    CK(cudaEventRecord(c->ev[3], c->stream));
-    CK(cudaEventSynchronize(c->ev[3]));
-
-    nvml_mark(c, CS_NVML_BEFORE_D2H);
-    CK(cudaEventRecord(c->ev[4], c->stream));
-    if (dev_out) CK(cudaMemcpyAsync(r->out, c->d_buf, dev_out, cudaMemcpyDeviceToHost, c->stream));
-    CK(cudaEventRecord(c->ev[5], c->stream));
-    CK(cudaEventSynchronize(c->ev[5]));
-    nvml_mark(c, CS_NVML_AFTER_D2H);
-
-    r->out_len = dev_out;
-    if (ecb && decrypt && r->pad) {
+    c->nvml_s = 0;
+    if (c->nvml_on) cs_nvml_energy_reset(&c->nvml);
+    const double t0 = cs_now();
+    /* key schedule -> __constant__ (the key expansion is part of the timed work) */
+    CK(c->impl->set_key(&k, c->job.kind, r->iv, c->st[0]));
+    CK(cudaStreamSynchronize(c->st[0]));
+    t->t_keyexp = cs_now() - t0;
+    if ((status = cs_cuda_run_job(r, c, t)) != 0) return status;
+    r->out_len = c->job.dev_out;
+    if (c->job.kind == CS_K_ECB_DEC && r->pad) {
         size_t un = 0;
-        if (dev_out == 0 || cs_pkcs7_check(r->out, dev_out, &un) != 0) {
+        if (c->job.dev_out == 0 || cs_pkcs7_check(r->out, c->job.dev_out, &un) != 0) {
             cs_error(r, "decryption: bad PKCS#7 padding");
             return CS_EXIT_FAIL;
         }
         r->out_len = un;
     }
-    const double t1 = cs_now();
-    t->t_total = (t1 - t0) - c->nvml_s;
-    t->t_h2d = elapsed_s(c->ev[0], c->ev[1]);
-    t->t_compute = elapsed_s(c->ev[2], c->ev[3]);
-    t->t_d2h = elapsed_s(c->ev[4], c->ev[5]);
+    t->t_total = (cs_now() - t0) - c->nvml_s;
+    c->phase_s[0] = t->t_h2d;
+    c->phase_s[1] = t->t_compute;
+    c->phase_s[2] = t->t_d2h;
+    c->last_total = t->t_total;
+    c->last_compute = t->t_compute;
     return 0;
-}
-
-static void cuda_after_rep(cs_run *r, cs_energy_reading *e, double *cpu_user, double *cpu_sys)
-{
-    (void)cpu_user;
-    (void)cpu_sys;
-    cuda_ctx *c = (cuda_ctx *)r->ctx;
-    if (!c->nvml_on) return; /* --energy rapl|none: the runner's reading stands */
-    cs_energy_reading g;
-    cs_nvml_energy_reading(&c->nvml, &g);
-    char host[200] = "";
-    if (e->source && !isnan(e->joules))
-        snprintf(host, sizeof host, "host %s energy (%s) in joules_pkg/core/dram", e->scope,
-                 e->source);
-    else if (e->note[0])
-        snprintf(host, sizeof host, "host energy: %s", e->note);
-    e->joules_gpu = g.joules_gpu;
-    e->joules_h2d = g.joules_h2d;
-    e->joules_kernel = g.joules_kernel;
-    e->joules_d2h = g.joules_d2h;
-    e->joules = g.joules;
-    e->source = g.source;
-    e->nodes = g.source ? 1 : 0;
-    snprintf(e->scope, sizeof e->scope, "%s", g.source ? "gpu" : "");
-    char note[sizeof e->note];
-    snprintf(note, sizeof note, "%s%s%s", g.note, host[0] ? "; " : "", host);
-    memcpy(e->note, note, sizeof note);
 }
 
 static void cuda_finish(cs_run *r)
@@ -369,9 +368,13 @@ static void cuda_finish(cs_run *r)
     if (c->d_buf) cudaFree(c->d_buf);
     c->d_buf = NULL;
     for (int i = 0; i < c->nev; i++) cudaEventDestroy(c->ev[i]);
+    free(c->ev);
+    c->ev = NULL;
     c->nev = 0;
-    if (c->stream) cudaStreamDestroy(c->stream);
-    c->stream = NULL;
+    free(c->chunks);
+    c->chunks = NULL;
+    for (int i = 0; i < c->nst; i++) cudaStreamDestroy(c->st[i]);
+    c->nst = 0;
     if (c->nvml_on) cs_nvml_energy_close(&c->nvml);
     c->nvml_on = 0;
 }
@@ -392,7 +395,8 @@ int main(int argc, char **argv)
     be.alloc = cuda_alloc;
     be.dealloc = cuda_dealloc;
     be.rep = cuda_rep;
-    be.after_rep = cuda_after_rep;
+    be.after_rep = cs_cuda_after_rep;
+    be.record_fields = cs_cuda_record_fields;
     be.finish = cuda_finish;
     return cs_runner_main(argc, argv, &be, &ctx);
 }

@@ -94,6 +94,8 @@ static void usage(const cs_prog_info *be)
            "  --warmup W                          untimed warm-up repetitions (default 1)\n"
            "  --threads T                         %s\n"
            "  --block-threads N, --device N       aes-cuda: threads per block (256), GPU (0)\n"
+           "  --streams N, --chunk SIZE           aes-cuda: overlap copies and kernel over N streams\n"
+           "                                      in chunks of SIZE (default 1 stream; 32MiB)\n"
            "  --energy auto|rapl|none             energy source (default auto)\n"
            "  --inject-fault corrupt              test hook: corrupt the output before verification\n"
            "  --help, --version\n"
@@ -111,7 +113,7 @@ enum { OPT_OK = 0, OPT_BAD = 1, OPT_NOT_MINE = 2 };
 
 enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
        O_AD, O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
-       O_ENERGY, O_FAULT, O_HELP, O_VERSION };
+       O_ENERGY, O_FAULT, O_HELP, O_VERSION, O_STREAMS, O_CHUNK };
 
 static const struct option longopts[] = {
     {"impl", required_argument, NULL, O_IMPL},
@@ -134,6 +136,8 @@ static const struct option longopts[] = {
     {"threads", required_argument, NULL, O_THREADS},
     {"block-threads", required_argument, NULL, O_BT},
     {"device", required_argument, NULL, O_DEVICE},
+    {"streams", required_argument, NULL, O_STREAMS},
+    {"chunk", required_argument, NULL, O_CHUNK},
     {"energy", required_argument, NULL, O_ENERGY},
     {"inject-fault", required_argument, NULL, O_FAULT},
     {"help", no_argument, NULL, O_HELP},
@@ -163,6 +167,7 @@ static void set_defaults(cs_opts *o)
     o->warmup = 1;
     o->threads = 1;
     o->block_threads = 256;
+    o->streams = 1;
     o->energy = "auto";
 }
 
@@ -270,7 +275,7 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
 }
 
 /* How it runs: --output, --json, --reps, --warmup, --threads, --block-threads, --device,
- * --energy, --inject-fault. */
+ * --streams, --chunk, --energy, --inject-fault. */
 static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
     switch (c) {
@@ -303,6 +308,15 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
             return fail(err, n, "--device: '%s' is not an integer >= 0", a);
         o->device_given = 1;
         return OPT_OK;
+    case O_STREAMS:
+        if (parse_int(a, 1, 64, &o->streams) != 0)
+            return fail(err, n, "--streams: '%s' is not an integer in 1..64", a);
+        return OPT_OK;
+    case O_CHUNK:
+        if (cs_parse_size(a, &o->chunk) != 0 || o->chunk % 16)
+            return fail(err, n, "--chunk: '%s' is not a size that is a multiple of 16 bytes "
+                                "(e.g. 32MiB)", a);
+        return OPT_OK;
     case O_ENERGY:
         if (strcmp(a, "auto") && strcmp(a, "rapl") && strcmp(a, "none"))
             return fail(err, n, "--energy: '%s' is not a source (allowed: auto, rapl, none)", a);
@@ -331,6 +345,8 @@ static int check_combination(const cs_prog_info *be, const cs_opts *o, char *err
         return fail(err, n, "--threads: %s runs one thread (use aes-omp for more)", be->prog);
     if ((o->block_threads_given || o->device_given) && !(be->flags & CS_BE_GPU))
         return fail(err, n, "--block-threads/--device apply to aes-cuda only");
+    if ((o->streams != 1 || o->chunk) && !(be->flags & CS_BE_GPU))
+        return fail(err, n, "--streams/--chunk apply to aes-cuda only");
     return OPT_OK;
 }
 

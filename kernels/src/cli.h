@@ -10,7 +10,7 @@
 /* What a program accepts beyond the common options (cs_prog_info.flags). */
 #define CS_BE_AES_IMPLS 0x1u /* --impl ref|ttable|aesni|vaes|auto: runner resolves r->aes */
 #define CS_BE_THREADS 0x2u   /* --threads T > 1 */
-#define CS_BE_GPU 0x4u       /* --block-threads N, --device N */
+#define CS_BE_GPU 0x4u       /* --block-threads N, --device N, --streams N, --chunk SIZE */
 #define CS_BE_EVP 0x8u       /* --cipher: any EVP name (the backend's setup checks it) */
 #define CS_BE_AEAD 0x10u     /* --cipher ascon-aead128|aes-128-gcm: the project's AEADs */
 
@@ -50,6 +50,8 @@ typedef struct {
     int block_threads_given;
     int device;               /* default 0 */
     int device_given;
+    int streams;              /* aes-cuda: default 1 (copies and kernel in sequence) */
+    uint64_t chunk;           /* aes-cuda: bytes per chunk; 0 = default (32 MiB) */
     const char *energy;       /* auto|rapl|none */
     int inject_fault;         /* --inject-fault corrupt */
 } cs_opts;

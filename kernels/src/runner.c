@@ -406,6 +406,8 @@ static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, const c
     cs_json_str(b, "timestamp", ts);
     cs_json_str(b, "slurm_job_id", getenv("SLURM_JOB_ID"));
     cs_json_str(b, "slurm_nodelist", getenv("SLURM_JOB_NODELIST"));
+    if (r->be->record_fields)
+        r->be->record_fields(r, b);
     cs_json_end(b);
 }
 

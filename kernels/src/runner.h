@@ -115,6 +115,9 @@ struct cs_backend {
     int (*verify)(cs_run *r, size_t *bad_off);
     /* Optional: every rank gets the worst status of all ranks (MPI: MAX allreduce). */
     int (*agree)(cs_run *r, int status);
+    /* Optional, root: fields of the backend's own appended to every record (e.g. aes-cuda:
+     * streams, energy window, GPU clocks), with the cs_json_* writers. */
+    void (*record_fields)(const cs_run *r, cs_buf *b);
     /* Optional: release the backend's resources (every rank, also after errors). */
     void (*finish)(cs_run *r);
 };

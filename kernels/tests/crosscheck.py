@@ -263,6 +263,8 @@ class Checker:
             ("aes-seq", ["--threads", "0"]),
             ("aes-seq", ["--threads", "2"]),
             ("aes-seq", ["--block-threads", "128"]),
+            ("aes-seq", ["--streams", "2"]),
+            ("aes-seq", ["--chunk", "1MiB"]),
             ("aes-seq", ["--key", "00112233"]),
             ("aes-seq", ["--key", "zz"]),
             ("aes-seq", ["--iv", "0011"]),

@@ -27,7 +27,15 @@ expect() { # expect NAME WANT_RC STDERR_REGEX -- ARGS...
 export CUDA_VISIBLE_DEVICES=
 expect no-device 3 '^aes-cuda: no CUDA device: .+' -- --size 1KiB
 expect no-device-ecb-decrypt 3 '^aes-cuda: no CUDA device: .+' -- --size 4KiB --mode ecb --op decrypt
-expect bad-impl 2 "^aes-cuda: --impl: 'aesni' is not a GPU impl \(allowed: gpu-ttable, auto\)$" -- --impl aesni --size 1KiB
+expect bad-impl 2 "^aes-cuda: --impl: 'aesni' is not a GPU impl \(allowed: gpu-lanes, gpu-ttable, gpu-ref, auto\)$" -- --impl aesni --size 1KiB
+for impl in gpu-lanes gpu-ttable gpu-ref auto; do
+  expect "impl-$impl-no-device" 3 '^aes-cuda: no CUDA device: .+' -- --impl "$impl" --size 1KiB
+done
+expect streams-no-device 3 '^aes-cuda: no CUDA device: .+' -- --streams 4 --chunk 48 --size 1KiB
+expect bad-streams 2 "^aes-cuda: --streams: '0' is not an integer in 1..64$" -- --streams 0 --size 1KiB
+expect bad-streams-big 2 "^aes-cuda: --streams: '65' is not an integer in 1..64$" -- --streams 65
+expect bad-chunk 2 "^aes-cuda: --chunk: '100' is not a size that is a multiple of 16 bytes" -- --chunk 100
+expect bad-chunk-unit 2 "^aes-cuda: --chunk: '1XB' is not a size" -- --chunk 1XB
 expect bad-block-threads 2 '^aes-cuda: --block-threads: ' -- --block-threads 0 --size 1KiB
 expect bad-block-threads-big 2 '^aes-cuda: --block-threads: ' -- --block-threads 2048 --size 1KiB
 expect bad-device 2 '^aes-cuda: --device: ' -- --device -1 --size 1KiB
@@ -35,7 +43,7 @@ expect bad-size 2 "^aes-cuda: --size: '12XB' is not a size" -- --size 12XB
 expect bad-cipher 2 "^aes-cuda: --cipher: 'chacha20' is not supported here" -- --cipher chacha20
 expect bad-threads 2 '^aes-cuda: --threads: ' -- --threads 2 --size 1KiB
 
-"$bin" --help >"$tmp/help" 2>&1 && grep -q -- '--block-threads' "$tmp/help" && pass=$((pass + 1)) \
+"$bin" --help >"$tmp/help" 2>&1 && grep -q -- '--block-threads' "$tmp/help" && grep -q -- '--streams N, --chunk SIZE' "$tmp/help" && pass=$((pass + 1)) \
   || { fail=$((fail + 1)); echo "FAIL --help" >&2; }
 "$bin" --version >"$tmp/ver" 2>&1 && grep -q 'sm_80,sm_90' "$tmp/ver" && pass=$((pass + 1)) \
   || { fail=$((fail + 1)); echo "FAIL --version:" >&2; cat "$tmp/ver" >&2; }

@@ -1,0 +1,53 @@
+/*
+ * aes_cuda_impl.h - the GPU block implementations of aes-cuda, one file each:
+ *   gpu-lanes   aes_cuda_lanes.cu   (default) one T-table replicated per warp lane:
+ *               no shared-memory bank conflicts, several blocks per thread
+ *   gpu-ttable  aes_cuda_ttable.cu  four T-tables in shared memory, one block per thread
+ *   gpu-ref     aes_cuda_ref.cu     the reference study's design: byte-oriented rounds,
+ *               S-box and round keys in constant memory, one thread per 16-byte state
+ *               staged through shared memory, grid sized to the data
+ * Each keeps its tables and round keys in its own device symbols and launches its own
+ * kernels; aes_cuda.cu only sees this table.  A kernel processes the blocks
+ * [first, first + nblocks) of the message, held at buf (block `first` at buf[0]): CTR
+ * block j uses counter iv + j; ECB encryption with padding writes the PKCS#7 bytes into
+ * the block(s) past msg_len.
+ */
+#ifndef CIPHERSWEEP_AES_CUDA_IMPL_H
+#define CIPHERSWEEP_AES_CUDA_IMPL_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+extern "C" {
+#include "aes.h"
+}
+
+enum { CS_K_ECB_ENC = 0, CS_K_ECB_DEC = 1, CS_K_CTR = 2, CS_K_KINDS = 3 };
+
+typedef struct {
+    unsigned long long first, nblocks, msg_len;
+    int nr;
+    unsigned padv;            /* PKCS#7 pad value (ECB encryption with padding), else 0 */
+} cs_cuda_work;
+
+typedef struct {
+    const char *name;
+    int grid_to_data;         /* 1: one thread per block, grid = ceil(blocks / threads) */
+    int blocks_per_thread;    /* blocks one thread takes per step of its loop */
+    /* once per process: tables to device memory */
+    cudaError_t (*init)(void);
+    /* per repetition: the key schedule (and IV) to constant memory, on stream st */
+    cudaError_t (*set_key)(const cs_aes_key *k, int kind, const uint8_t iv[16], cudaStream_t st);
+    /* the kernel of a kind (for the occupancy query) and its dynamic shared memory */
+    const void *(*kernel)(int kind);
+    size_t (*shared_bytes)(int kind, int block_threads);
+    /* launches the kernel of `kind` on stream st */
+    void (*launch)(int kind, int grid, int block_threads, cudaStream_t st, uint4 *buf,
+                   const cs_cuda_work *w);
+} cs_cuda_impl;
+
+extern const cs_cuda_impl cs_cuda_impl_lanes;
+extern const cs_cuda_impl cs_cuda_impl_ttable;
+extern const cs_cuda_impl cs_cuda_impl_ref;
+
+#endif
