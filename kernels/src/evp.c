@@ -56,6 +56,26 @@ static void ossl_err(char *err, size_t errlen, const char *what)
     snprintf(err, errlen, "%s%s%s", what, *buf ? ": " : "", buf);
 }
 
+/* Feeds n bytes through EVP_CipherUpdate in int-sized chunks (out NULL: AD); *total
+ * (may be NULL) gets the bytes written. */
+static int update_all(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in, size_t n,
+                      size_t *total)
+{
+    int len = 0;
+    size_t sum = 0;
+    while (n > 0) {
+        const int chunk = n > (size_t)(INT_MAX / 2) ? INT_MAX / 2 : (int)n;
+        if (EVP_CipherUpdate(ctx, out ? out + sum : NULL, &len, in, chunk) != 1)
+            return -1;
+        sum += (size_t)len;
+        in += chunk;
+        n -= (size_t)chunk;
+    }
+    if (total)
+        *total = sum;
+    return 0;
+}
+
 int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8_t *iv,
                  const uint8_t *in, size_t n, uint8_t *out, size_t *out_n, uint8_t *tag,
                  char *err, size_t errlen)
@@ -74,15 +94,9 @@ int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8
         goto done;
     }
     EVP_CIPHER_CTX_set_padding(ctx, pad);
-    while (n > 0) {
-        const int chunk = n > (size_t)(INT_MAX / 2) ? INT_MAX / 2 : (int)n;
-        if (EVP_CipherUpdate(ctx, out + total, &len, in, chunk) != 1) {
-            ossl_err(err, errlen, "EVP_CipherUpdate failed");
-            goto done;
-        }
-        total += (size_t)len;
-        in += chunk;
-        n -= (size_t)chunk;
+    if (update_all(ctx, out, in, n, &total) != 0) {
+        ossl_err(err, errlen, "EVP_CipherUpdate failed");
+        goto done;
     }
     if (aead && !enc && tag &&
         EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, 16, tag) != 1) {
@@ -106,22 +120,6 @@ done:
     return rc;
 }
 
-/* Feeds n bytes through EVP_CipherUpdate in int-sized chunks (out NULL: AD). */
-static int update_all(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in, size_t n)
-{
-    int len = 0;
-    while (n > 0) {
-        const int chunk = n > (size_t)(INT_MAX / 2) ? INT_MAX / 2 : (int)n;
-        if (EVP_CipherUpdate(ctx, out, &len, in, chunk) != 1)
-            return -1;
-        if (out)
-            out += len;
-        in += chunk;
-        n -= (size_t)chunk;
-    }
-    return 0;
-}
-
 int cs_evp_aead(void *cipher, int enc, const uint8_t *key, const uint8_t *iv,
                 const uint8_t *ad, size_t ad_len, const uint8_t *in, size_t n, uint8_t *out,
                 char *err, size_t errlen)
@@ -131,7 +129,8 @@ int cs_evp_aead(void *cipher, int enc, const uint8_t *key, const uint8_t *iv,
     int len = 0, rc = -1;
     EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
     if (!ctx || EVP_CipherInit_ex2(ctx, (EVP_CIPHER *)cipher, key, iv, enc, NULL) != 1 ||
-        (ad_len && update_all(ctx, NULL, ad, ad_len) != 0) || update_all(ctx, out, in, m) != 0) {
+        (ad_len && update_all(ctx, NULL, ad, ad_len, NULL) != 0) ||
+        update_all(ctx, out, in, m, NULL) != 0) {
         ossl_err(err, errlen, "OpenSSL AEAD setup or update failed");
         goto done;
     }
