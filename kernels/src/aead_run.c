@@ -156,14 +156,30 @@ static int prepare_ciphertext(cs_run *r, uint8_t *data, size_t n)
     return rc ? CS_EXIT_FAIL : 0;
 }
 
+/* GCM takes at most 2^39 - 256 bits of plaintext (SP 800-38D 5.2.1.1). */
+static int too_long(cs_run *r, uint64_t n)
+{
+    if (!r->evp || n <= (1ull << 36) - 32 + CS_AEAD_TAG)
+        return 0;
+    cs_error(r, "%s: aes-128-gcm takes at most 2^36 - 32 bytes of plaintext (SP 800-38D 5.2.1.1)",
+             r->o.input ? "--input" : "--size");
+    return 1;
+}
+
 int cs_aead_prepare_data(cs_run *r)
 {
     uint8_t *data = NULL, *sealed;
     size_t n = 0;
+    if (!r->o.input && too_long(r, r->o.size))
+        return CS_EXIT_USAGE;
     int rc = cs_load_data(r, &data, &n);
     if (rc)
         return rc;
     r->plain_len = n;
+    if (too_long(r, n)) {
+        free(data);
+        return CS_EXIT_USAGE;
+    }
     if (r->o.op == CS_DECRYPT && r->o.ciphertext_input) {
         rc = prepare_ciphertext(r, data, n);
     } else if (!(sealed = malloc(n + CS_AEAD_TAG))) {

@@ -104,6 +104,10 @@ static int resolve_cipher(cs_run *r, void **evp)
             *p = (char)(*p - 'A' + 'a');
     if (!(r->be->flags & CS_BE_EVP) && cs_aead_run_cipher(r->cipher))
         return cs_aead_resolve(r, evp);
+    if (strcmp(r->cipher, "ascon-aead128") == 0) {
+        cs_error(r, "--cipher ascon-aead128: OpenSSL has no Ascon; the project's impls run on aes-seq");
+        return CS_EXIT_USAGE;
+    }
     if (o->ad_hex) {
         cs_error(r, "--ad: associated data applies to ascon-aead128 and aes-128-gcm on aes-seq only");
         return CS_EXIT_USAGE;

@@ -121,6 +121,8 @@ class AeadChecker(Checker):
             ([seq, "--cipher", "aes-128-ctr", "--ad", "00"], "--ad"),
             ([seq, "--cipher", "ascon-aead128", "--ad", "0g"], "--ad"),
         ]
+        ossl = str(self.binary("aes-openssl"))
+        cases.append(([ossl, "--cipher", "ascon-aead128"], "OpenSSL has no Ascon"))
         for name in ("aes-omp", "aes-mpi"):
             if self.binary(name).exists():
                 argv = [str(self.binary(name)), "--cipher", "ascon-aead128"]
