@@ -223,7 +223,7 @@ static int add_zone(cs_energy *e, const char *path, int *n_pkg_zones, int *n_dis
     }
     cs_energy_domain *dom = &e->domain[e->ndomains++];
     memset(dom, 0, sizeof *dom);
-    snprintf(dom->name, sizeof dom->name, "%s", name);
+    snprintf(dom->name, sizeof dom->name, "%.*s", (int)sizeof dom->name - 1, name); /* zone names are short */
     snprintf(dom->path, sizeof dom->path, "%s", path);
     dom->start_uj = v;
     dom->ok = 1;

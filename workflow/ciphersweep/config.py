@@ -278,6 +278,7 @@ def validate(
         compare.check_config(cfg, root, workdir)
     except ValueError as exc:
         raise ConfigError(f"invalid config: {exc}") from None
+    _check_variants(cfg)
     # platform
     cont = cfg["platform"]["container"]
     if cont["runtime"] != "none":
@@ -413,6 +414,23 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
                 ["backends", name],
                 f"runs natively only (allowed with platform.container.runtime: none, not {runtime})",
             )
+def _check_variants(cfg: dict[str, Any]) -> None:
+    """build.variants: unique names; native builds only (an image carries one build)."""
+    seen: set[str] = set()
+    for i, v in enumerate(cfg["build"]["variants"]):
+        if v["name"] in seen:
+            raise _fail(
+                ["build", "variants", i, "name"],
+                f"{v['name']!r} is used twice (variant names must be unique)",
+            )
+        seen.add(v["name"])
+    runtime = cfg["platform"]["container"]["runtime"]
+    if seen and runtime != "none":
+        raise _fail(
+            "build.variants",
+            f"a {runtime} image carries one build of the kernels (allowed with "
+            "variants: platform.container.runtime none)",
+        )
 
 
 def format_error(exc: ConfigError) -> str:

@@ -21,6 +21,7 @@ from typing import Any, TextIO
 
 import yaml
 
+from . import build as cs_build
 from . import cpusample
 from . import launch as cs_launch
 from . import provenance as cs_prov
@@ -172,6 +173,8 @@ def _orchestrator_fields(
         "size_label": point.size_label,
         "input_name": point.input_name,
         "oversubscribed": oversub,
+        "build_variant": point.variant or None,
+        **(cs_build.read_info(spec.kernel_dir) if spec.runtime == "none" else {}),
     }
 
 
@@ -363,7 +366,7 @@ def failed_points(raw_dir: str | Path) -> list[str]:
     return sorted(out)
 
 
-def _run_logged(argv: list[str], log: str, env: dict[str, str] | None = None) -> None:
+def run_logged(argv: list[str], log: str, env: dict[str, str] | None = None) -> None:
     """Run a command with its output in ``log``; raise with the log's tail on failure."""
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     with open(log, "a") as fh:
@@ -382,19 +385,10 @@ def gen_input(gen: list[str], out: str, nbytes: int, seed: int, log: str) -> Non
     env = dict(os.environ)
     if gen and gen[0] == "ch-run" and not env.get("USER"):
         env["USER"] = cs_launch._user()
-    _run_logged(gen_input_argv(gen, out, nbytes, seed), log, env)
+    run_logged(gen_input_argv(gen, out, nbytes, seed), log, env)
     size = os.path.getsize(out)
     if size != nbytes:
         raise RuntimeError(f"{out}: {size} bytes written, {nbytes} expected")
-
-
-def build_kernels(script: str, build_dir: str, cmake_args: str, log: str) -> None:
-    """The ``build_kernels`` rule: the one build script, into ``build_dir``."""
-    Path(log).write_text("")
-    env = dict(os.environ)
-    if cmake_args:
-        env["CIPHERSWEEP_CMAKE_ARGS"] = cmake_args
-    _run_logged([script, build_dir], log, env)
 
 
 def build_image(
@@ -414,7 +408,7 @@ def build_image(
     env = dict(os.environ)
     env["CIPHERSWEEP_RUNTIME"] = runtime
     env["CIPHERSWEEP_APPTAINER_BUILD_ARGS"] = build_args
-    _run_logged([script, recipe, image], log, env)
+    run_logged([script, recipe, image], log, env)
     if os.path.exists(digest) and Path(digest).read_text().strip():
         return  # the build script wrote it ("<hex>  <file>", as sha256sum prints it)
     h = hashlib.sha256()

@@ -56,6 +56,7 @@ class Point:
     key_bits: int | None = None  # a key length the cipher allows besides its default
     command: tuple[str, ...] = ()  # command backend: the argument list of the op
     input_set: str | None = None  # the file set this input belongs to
+    variant: str = ""  # build.variants name ("" = the one default build)
     id: str = field(default="", compare=False)
 
     @property
@@ -83,6 +84,7 @@ def point_id(
     gpus: int,
     block_threads: int | None,
     key_bits: int | None = None,
+    variant: str = "",
 ) -> str:
     """A file-name-safe identifier, unique within a campaign."""
     if backend in ("openssl", "pycryptodome"):
@@ -96,6 +98,8 @@ def point_id(
     pid = f"{head}-{_OP_TAG[op]}-{input_name}-r{ranks}-t{threads}"
     if backend == "cuda":
         pid += f"-g{gpus}-b{block_threads}"
+    if variant:
+        pid += f"-v{variant}"
     return pid
 
 
@@ -115,8 +119,13 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
     }
     be = cfg["backends"]
     points: list[Point] = []
+    builds = [v["name"] for v in cfg.get("build", {}).get("variants", [])] or [""]
 
     def add(**kw: Any) -> None:
+        for variant in builds:
+            add_one(variant=variant, **kw)
+
+    def add_one(**kw: Any) -> None:
         pid = point_id(
             kw["backend"],
             kw["impl"],
@@ -129,6 +138,7 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
             kw.get("gpus", 0),
             kw.get("block_threads"),
             kw.get("key_bits"),
+            kw["variant"],
         )
         fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
         seed = kw.pop("seed", None)

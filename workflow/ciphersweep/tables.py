@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 NAMED_BACKENDS = ("openssl", "pycryptodome", "command")
 FAILED = "failed"
 NA = "n/a"
-PLUGINS = ("ciphersweep.energy", "ciphersweep.provenance")
+PLUGINS = ("ciphersweep.energy", "ciphersweep.provenance", "ciphersweep.build")
 
 
 # ------------------------------------------------------------------ the one formula
@@ -211,6 +211,7 @@ def _row_key(p: Point) -> tuple[Any, ...]:
         p.threads,
         p.gpus,
         p.block_threads,
+        p.variant,
     )
 
 
@@ -227,6 +228,7 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
         "impl": len({impl_family(p.impl) for p in native}) > 1,
         "mode": len({p.mode for p in native}) > 1,
         "op": len({p.op for p in points}) > 1,
+        "variant": len({p.variant for p in points}) > 1,
     }
     multi_gpu = len({p.gpus for p in points if p.backend == "cuda"}) > 1
     out: dict[str, str] = {}
@@ -255,6 +257,8 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
                 extra.append(p.mode)
         if vary["op"]:
             extra.append(p.op)
+        if vary["variant"]:
+            extra.append(p.variant)
         out[p.id] = base + (f" [{' '.join(extra)}]" if extra else "")
     return out
 
@@ -271,15 +275,15 @@ def baseline_of(ctx: Context) -> dict[str, str]:
     def family(p: Point) -> str:
         return named or impl_family(p.impl)
 
-    base: dict[tuple[str, str, str, str], str] = {}
+    base: dict[tuple[str, ...], str] = {}
     for p in ctx.points:
         if p.backend == bb and (named is None or p.impl == named):
-            base[(impl_family(p.impl), p.mode, p.op, p.input_name)] = p.id
+            base[(impl_family(p.impl), p.mode, p.op, p.input_name, p.variant)] = p.id
     out = {}
     for p in ctx.points:
         if p.backend == bb and (named is None or p.impl == named):
             continue
-        b = base.get((family(p), p.mode, p.op, p.input_name))
+        b = base.get((family(p), p.mode, p.op, p.input_name, p.variant))
         if b is None and p.backend in NAMED_BACKENDS:
             continue
         if b is not None:

@@ -41,6 +41,7 @@ rule tables:
         summary=f"{RES}/summary.csv",
         measurements=f"{RES}/measurements.parquet",
         failures=f"{RES}/failures.csv",
+        sizes=size_files(),
     output:
         [table_report(f) if f.endswith(".csv") else f for f in table_files()],
     log:

@@ -10,12 +10,55 @@ rule build_kernels:
     log:
         f"{RES}/logs/build_kernels.log",
     params:
-        cmake_args=" ".join(CFG["build"]["cmake_args"]),
+        variant="",
+        cflags=None,
+        cmake_args=cs_build.cmake_args(CFG["build"]),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
     run:
-        cs_runner.build_kernels(
-            input.script, params.build_dir, params.cmake_args, log[0]
+        cs_build.build_kernels(
+            input.script,
+            params.build_dir,
+            params.cmake_args,
+            [f"aes-{b}" for b in NATIVE_BACKENDS],
+            cs_build.build_info(params.variant, params.cflags, params.cmake_args),
+            log[0],
         )
+
+
+# One build per build.variants entry (its cflags become CMAKE_C_FLAGS).
+use rule build_kernels as build_variant with:
+    output:
+        [kernel_binary(b, "{variant}") for b in NATIVE_BACKENDS],
+    log:
+        f"{RES}/logs/build_kernels_{{variant}}.log",
+    wildcard_constraints:
+        variant="|".join(VARIANTS) if VARIANTS else "NO_VARIANTS",
+    params:
+        variant=lambda wildcards: wildcards.variant,
+        cflags=lambda wildcards: VARIANTS[wildcards.variant],
+        cmake_args=lambda wildcards: cs_build.cmake_args(
+            CFG["build"], VARIANTS[wildcards.variant]
+        ),
+        build_dir=lambda wildcards, output: os.path.dirname(output[0]),
+
+
+# text/data/bss of each build's binaries and algorithm object code (size(1)).
+rule binary_sizes:
+    input:
+        lambda wildcards: [
+            kernel_binary(b, "" if wildcards.build == "default" else wildcards.build)
+            for b in NATIVE_BACKENDS
+        ],
+    output:
+        f"{RES}/build/{{build}}.sizes.json",
+    log:
+        f"{RES}/logs/binary_sizes_{{build}}.log",
+    wildcard_constraints:
+        build="|".join(build_name(v) for v in BUILDS),
+    params:
+        build_dir=lambda wildcards, input: os.path.dirname(input[0]),
+    run:
+        cs_build.write_sizes(wildcards.build, params.build_dir, list(input), output[0])
 
 
 rule build_image:

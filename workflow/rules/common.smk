@@ -12,6 +12,7 @@ from snakemake.logging import logger
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
+from ciphersweep import build as cs_build  # noqa: E402
 from ciphersweep import config as cs_config  # noqa: E402
 from ciphersweep import console as cs_console  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
@@ -119,15 +120,36 @@ def kernel_sources():
     return files + [str(PROJECT / "scripts" / "build-kernels.sh")]
 
 
-def kernel_binary(backend):
-    return f"{BUILD_DIR}/aes-{backend}"
+# Native builds: one per build.variants entry, or the one default build ("").
+VARIANTS = cs_build.variants(CFG["build"])
+BUILDS = list(VARIANTS) or [""]
+
+
+def build_dir(variant=""):
+    return cs_build.build_dir(CFG["build"], variant)
+
+
+def build_name(variant):
+    """File-name form of a build ("default" for the one default build)."""
+    return variant or "default"
+
+
+def kernel_binary(backend, variant=""):
+    return f"{build_dir(variant)}/aes-{backend}"
 
 
 def kernel_deps(wildcards=None):
-    """What a kernel run needs: the image, or the native binaries."""
+    """What the input generator needs: the image, or aes-seq of the first build."""
     if RUNTIME != "none":
         return {"image": IMAGE}
-    return {"kernels": [kernel_binary(b) for b in NATIVE_BACKENDS]}
+    return {"kernels": [kernel_binary("seq", BUILDS[0])]}
+
+
+def size_files():
+    """Binary-size records of every native build (none for container campaigns)."""
+    if RUNTIME != "none":
+        return []
+    return [f"{RES}/build/{build_name(v)}.sizes.json" for v in BUILDS]
 
 
 def input_file(point):
@@ -147,7 +169,10 @@ def bench_inputs(wildcards):
     if point.backend in cs_config.PY_BACKENDS:
         kernel = PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
         return {"kernels": str(kernel), "data": input_file(point)}
-    return {"kernels": kernel_binary(point.backend), "data": input_file(point)}
+    return {
+        "kernels": kernel_binary(point.backend, point.variant),
+        "data": input_file(point),
+    }
 
 
 def res(name):
@@ -161,7 +186,7 @@ def run_spec(point, input, output, log):
         input_path=str(input.data),
         out_path=str(output[0]),
         log_path=str(log[0]),
-        kernel_dir=cont["bin_dir"] if RUNTIME != "none" else BUILD_DIR,
+        kernel_dir=cont["bin_dir"] if RUNTIME != "none" else build_dir(point.variant),
         runtime=RUNTIME,
         image=IMAGE,
         image_digest_file=f"{IMAGE}.sha256" if IMAGE else None,
@@ -203,7 +228,7 @@ def gen_spec():
         runtime=RUNTIME,
         image=IMAGE,
         binds=list(cont["bind"]),
-        kernel_dir=cont["bin_dir"] if RUNTIME != "none" else BUILD_DIR,
+        kernel_dir=cont["bin_dir"] if RUNTIME != "none" else build_dir(BUILDS[0]),
         cwd=str(Path.cwd()),
     )
     return cs_launch.generator_argv(plat)

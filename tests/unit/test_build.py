@@ -1,0 +1,122 @@
+"""Build variants: config checks, points per variant, cmake arguments kept whole,
+size(1) parsing and -march=native resolution."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pytest
+from ciphersweep import build as cs_build
+from ciphersweep import config as cs_config
+from ciphersweep import sweep as cs_sweep
+from support import ROOT, base_config
+
+VARIANTS = [
+    {"name": "O0", "cflags": "-O0"},
+    {"name": "O2-native", "cflags": "-O2 -march=native"},
+]
+
+
+def _cfg(tmp_path: Path, **build) -> dict:
+    return cs_config.validate(base_config(build=build), root=ROOT, workdir=tmp_path)
+
+
+def test_points_are_multiplied_by_variants(tmp_path: Path) -> None:
+    plain = cs_sweep.expand(_cfg(tmp_path))
+    both = cs_sweep.expand(_cfg(tmp_path, variants=VARIANTS))
+    assert len(both) == 2 * len(plain)
+    assert {p.variant for p in both} == {"O0", "O2-native"}
+    assert len({p.id for p in both}) == len(both)
+    assert all(p.id.endswith(f"-v{p.variant}") for p in both)
+    assert all(p.variant == "" for p in plain)
+
+
+def test_cmake_args_stay_whole_and_cflags_become_one_argument(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, cmake_args=["-DCS_WITH_LIKWID=OFF", "-DA=b c"])
+    args = cs_build.cmake_args(cfg["build"], "-O1 -march=native")
+    assert args == [
+        "-DCS_WITH_LIKWID=OFF",
+        "-DA=b c",
+        "-DCMAKE_C_FLAGS=-O1 -march=native",
+    ]
+    assert cs_build.cmake_args(cfg["build"]) == ["-DCS_WITH_LIKWID=OFF", "-DA=b c"]
+
+
+def test_build_dirs(tmp_path: Path) -> None:
+    cfg = _cfg(tmp_path, dir="out/k", variants=VARIANTS)
+    assert cs_build.build_dir(cfg["build"]) == "out/k"
+    assert cs_build.build_dir(cfg["build"], "O0") == "out/k/variants/O0"
+    assert cs_build.variants(cfg["build"]) == {
+        "O0": "-O0",
+        "O2-native": "-O2 -march=native",
+    }
+
+
+def _bad(tmp_path: Path, mutate) -> str:
+    cfg = copy.deepcopy(base_config())
+    mutate(cfg)
+    with pytest.raises(cs_config.ConfigError) as exc:
+        cs_config.validate(cfg, root=ROOT, workdir=tmp_path)
+    assert "\n" not in str(exc.value)
+    return str(exc.value)
+
+
+def test_duplicate_variant_names_are_refused(tmp_path: Path) -> None:
+    msg = _bad(
+        tmp_path, lambda c: c.update(build={"variants": VARIANTS + [VARIANTS[0]]})
+    )
+    assert "build.variants[2].name" in msg and "used twice" in msg
+
+
+def test_variants_with_a_container_runtime_are_refused(tmp_path: Path) -> None:
+    def mutate(c: dict) -> None:
+        c.update(build={"variants": VARIANTS})
+        c.update(platform={"container": {"runtime": "charliecloud"}})
+
+    msg = _bad(tmp_path, mutate)
+    assert "build.variants" in msg and "runtime none" in msg
+
+
+def test_variant_flags_without_shell_metacharacters(tmp_path: Path) -> None:
+    msg = _bad(
+        tmp_path,
+        lambda c: c.update(
+            build={"variants": [{"name": "x", "cflags": "-O2; rm -rf /"}]}
+        ),
+    )
+    assert "build.variants[0].cflags" in msg and "shell metacharacters" in msg
+
+
+def test_bad_variant_name(tmp_path: Path) -> None:
+    msg = _bad(
+        tmp_path,
+        lambda c: c.update(build={"variants": [{"name": "a b", "cflags": ""}]}),
+    )
+    assert "build.variants[0].name" in msg
+
+
+SIZE_OUTPUT = """   text	   data	    bss	    dec	    hex	filename
+  61482	   2624	     56	  64162	   faa2	build/aes-seq
+   2061	      0	      0	   2061	    80d	build/CMakeFiles/cs_aes.dir/src/aes_aesni.c.o
+"""
+
+
+def test_parse_size_output() -> None:
+    rows = cs_build.parse_size_output(SIZE_OUTPUT)
+    assert rows[0] == {
+        "text": 61482,
+        "data": 2624,
+        "bss": 56,
+        "total": 64162,
+        "file": "build/aes-seq",
+    }
+    assert rows[1]["file"].endswith("aes_aesni.c.o") and rows[1]["total"] == 2061
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc on PATH")
+def test_march_native_is_resolved() -> None:
+    cpu = cs_build.resolve_march("-O2 -march=native", compiler="gcc")
+    assert cpu and cpu != "native"
+    assert cs_build.resolve_march("-O2", compiler="gcc") is None

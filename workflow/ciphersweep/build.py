@@ -1,0 +1,266 @@
+"""Native kernel builds: one build per compiler-flag variant, what each build was, and
+how large its binaries and algorithm object code are.
+
+A campaign without ``build.variants`` has one build, in ``build.dir``, with the
+project's own flags. Each variant ``{name, cflags}`` is a build of its own in
+``build.dir/variants/<name>``: its ``cflags`` become CMAKE_C_FLAGS, and the project's
+``-O3`` then steps aside whenever the flags name an optimisation level (CMakeLists.txt),
+so a user's flags are never silently overridden. Every argument in ``build.cmake_args``
+reaches cmake as one argument.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+# Libraries whose object files are "the algorithm" in the size table: the cipher cores,
+# not the runner (cs_common) that every binary shares.
+ALGORITHM_LIBS = ("cs_aes", "cs_ascon", "cs_gcm")
+INFO_FILE = "build-info.json"
+
+
+def variants(build_cfg: dict[str, Any]) -> dict[str, str]:
+    """name -> cflags of the configured variants (empty: the one default build)."""
+    return {v["name"]: v["cflags"] for v in build_cfg.get("variants", [])}
+
+
+def build_dir(build_cfg: dict[str, Any], variant: str = "") -> str:
+    """Directory of a variant's build ("" = the default build, ``build.dir`` itself)."""
+    base = build_cfg["dir"]
+    return f"{base}/variants/{variant}" if variant else base
+
+
+def cmake_args(build_cfg: dict[str, Any], cflags: str | None = None) -> list[str]:
+    """cmake arguments of one build, each one argument (never split at spaces)."""
+    args = list(build_cfg.get("cmake_args", []))
+    if cflags:
+        args.append(f"-DCMAKE_C_FLAGS={cflags}")
+    return args
+
+
+def resolve_march(cflags: str, compiler: str = "cc") -> str | None:
+    """The CPU gcc resolves ``-march=native`` to on this machine (None: not asked for,
+    or the compiler does not say)."""
+    if "-march=native" not in cflags.split():
+        return None
+    try:
+        out = subprocess.run(
+            [compiler, "-march=native", "-Q", "--help=target"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"^\s*-march=\s+(\S+)", out, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+def parse_size_output(text: str) -> list[dict[str, Any]]:
+    """Rows of ``size`` (Berkeley format: text data bss dec hex filename)."""
+    rows = []
+    for line in text.splitlines()[1:]:
+        parts = line.split(None, 5)
+        if len(parts) < 6 or not parts[0].isdigit():
+            continue
+        rows.append(
+            {
+                "text": int(parts[0]),
+                "data": int(parts[1]),
+                "bss": int(parts[2]),
+                "total": int(parts[3]),
+                "file": parts[5].strip(),
+            }
+        )
+    return rows
+
+
+def _size(paths: list[str]) -> list[dict[str, Any]]:
+    if not paths:
+        return []
+    tool = shutil.which("size")
+    if tool is None:
+        raise RuntimeError("size(1) from binutils is needed for the binary-size table")
+    proc = subprocess.run(
+        [tool, "--format=berkeley", *paths],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return parse_size_output(proc.stdout)
+
+
+def algorithm_objects(bdir: str | Path) -> list[Path]:
+    """The cipher libraries' object files of a CMake build (sorted)."""
+    found: list[Path] = []
+    for lib in ALGORITHM_LIBS:
+        found += sorted((Path(bdir) / "CMakeFiles" / f"{lib}.dir").rglob("*.o"))
+    return found
+
+
+def size_rows(bdir: str | Path, binaries: list[str]) -> list[dict[str, Any]]:
+    """text/data/bss of every kernel binary and of every algorithm object file."""
+    rows = []
+    present = [b for b in binaries if os.path.exists(b)]
+    for r in _size(present):
+        rows.append({**r, "part": "binary", "name": os.path.basename(r["file"])})
+    for r in _size([str(p) for p in algorithm_objects(bdir)]):
+        name = Path(r["file"]).name.removesuffix(".o").removesuffix(".c")
+        rows.append({**r, "part": "object", "name": name})
+    for r in rows:
+        r["bytes_on_disk"] = os.path.getsize(r.pop("file"))
+    return rows
+
+
+def build_info(variant: str, cflags: str | None, args: list[str]) -> dict[str, Any]:
+    """What a build was: the variant, its exact flags, -march=native resolved."""
+    return {
+        "variant": variant or "default",
+        "cflags": cflags,
+        "cmake_args": args,
+        "march_native": resolve_march(cflags or ""),
+    }
+
+
+def build_kernels(
+    script: str,
+    bdir: str,
+    args: list[str],
+    targets: list[str],
+    info: dict[str, Any],
+    log: str,
+) -> None:
+    """The build rules: the one build script into ``bdir`` (only ``targets``), then
+    ``build-info.json`` beside the binaries (read back into every record)."""
+    from .runner import run_logged
+
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    Path(log).write_text("")
+    env = dict(os.environ)
+    env["CIPHERSWEEP_BUILD_TARGETS"] = " ".join(targets)
+    run_logged([script, bdir, *args], log, env)
+    tmp = Path(bdir) / f"{INFO_FILE}.tmp"
+    tmp.write_text(json.dumps(info, sort_keys=True) + "\n")
+    os.replace(tmp, Path(bdir) / INFO_FILE)
+
+
+def read_info(kernel_dir: str | Path) -> dict[str, Any]:
+    """Record fields of a build (``build_variant``, ``march_native``); empty when the
+    binaries were built outside the workflow."""
+    try:
+        info = json.loads((Path(kernel_dir) / INFO_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {
+        "build_variant": info.get("variant"),
+        "march_native": info.get("march_native"),
+    }
+
+
+def write_sizes(variant: str, bdir: str, binaries: list[str], info_out: str) -> None:
+    """The ``binary_sizes`` rule: one JSON file per build with its size rows."""
+    rows = size_rows(bdir, binaries)
+    doc = {"variant": variant or "default", "rows": rows}
+    Path(info_out).parent.mkdir(parents=True, exist_ok=True)
+    tmp = f"{info_out}.tmp"
+    Path(tmp).write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
+    os.replace(tmp, info_out)
+
+
+# ------------------------------------------------------------------ size tables
+
+
+def size_file(campaign: str, build: str) -> Path:
+    return Path("results") / campaign / "build" / f"{build}.sizes.json"
+
+
+def _builds(cfg: dict[str, Any]) -> list[str]:
+    return list(variants(cfg["build"])) or ["default"]
+
+
+def load_sizes(cfg: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """build name -> size rows (written by the ``binary_sizes`` rule)."""
+    out = {}
+    for b in _builds(cfg):
+        try:
+            out[b] = json.loads(size_file(cfg["campaign"], b).read_text())["rows"]
+        except (OSError, ValueError, KeyError):
+            out[b] = []  # its cells say n/a
+    return out
+
+
+def _label(row: dict[str, Any]) -> str:
+    return row["name"] if row["part"] == "binary" else f"{row['name']}.o"
+
+
+def build_size_table(ctx: Any) -> Any:
+    """Compiled size per build (columns) of each binary and algorithm object (rows):
+    text + data + bss bytes, the study's "size of the compiled files"."""
+    from .tables import NA, Table
+
+    sizes = load_sizes(ctx.cfg)
+    rows: list[str] = []
+    cells: dict[tuple[str, str], Any] = {}
+    for b, items in sizes.items():
+        for r in items:
+            label = _label(r)
+            if label not in rows:
+                rows.append(label)
+            cells[(label, b)] = r["total"]
+    t = Table(
+        "binary_size",
+        "Compiled size (bytes: text + data + bss, as size(1) reports), per build",
+        rows,
+        list(sizes),
+        cells,
+        digits=0,
+        row_header="binary / object",
+    )
+    for r in rows:
+        for b in sizes:
+            t.cells.setdefault((r, b), NA)
+            if t.cells[(r, b)] == NA:
+                t.notes[(r, b)] = f"no size record of build {b} for {r}"
+    return t
+
+
+def build_size_sections_table(ctx: Any) -> Any:
+    """text, data and bss of every binary and algorithm object, one row per build."""
+    from .tables import Table
+
+    cols = ["text", "data", "bss", "total", "bytes_on_disk"]
+    rows: list[str] = []
+    cells: dict[tuple[str, str], Any] = {}
+    for b, items in load_sizes(ctx.cfg).items():
+        for r in items:
+            label = f"{_label(r)} [{b}]"
+            rows.append(label)
+            for c in cols:
+                cells[(label, c)] = r[c]
+    return Table(
+        "binary_size_sections",
+        "Sections of the compiled code (bytes, size(1) Berkeley format) and file size",
+        rows,
+        cols,
+        cells,
+        digits=0,
+        row_header="binary / object [build]",
+    )
+
+
+def register_tables(register: Any) -> None:
+    from .tables import Builder
+
+    def native(cfg: dict[str, Any], points: Any) -> bool:
+        container = cfg.get("platform", {}).get("container", {})
+        return "build" in cfg and container.get("runtime", "none") == "none"
+
+    register(Builder("binary_size", build_size_table, native))
+    register(Builder("binary_size_sections", build_size_sections_table, native))
