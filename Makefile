@@ -3,7 +3,7 @@
 
 run: setup
 	.venv/bin/snakemake --profile profiles/local
-	@echo "ciphersweep: tables in results/$$(.venv/bin/python -c 'import yaml;print(yaml.safe_load(open("config/config.yaml"))["campaign"])')/tables/"
+	@echo "ciphersweep: report in results/$$(.venv/bin/python -c 'import yaml;print(yaml.safe_load(open("config/config.yaml"))["campaign"])')/report.html (tables/ and plots/ beside it)"
 
 test:
 	scripts/test.sh

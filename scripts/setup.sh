@@ -53,5 +53,5 @@ if [ "$(cat "$pstamp" 2>/dev/null)" != "$pwant" ]; then
   echo "setup: installing the console plugin ($plugin)"
   .venv/bin/pip install -q --no-deps "./$plugin"
   rm -rf "$plugin/build" "$plugin"/*.egg-info
-  echo "$pwant" > "$pstamp"
+  echo "$pwant" >"$pstamp"
 fi

@@ -1,15 +1,53 @@
 #!/usr/bin/env bash
 # The whole test suite (what `make test` and CI run): installs what it needs, builds the
 # kernels, then runs the C tests (ctest), the linters and pytest.
+#
+# Quiet by default: each stage prints one line (what it does, roughly how long it takes,
+# then how long it took) and keeps its output in build/test-logs/<stage>.log, shown when
+# the stage fails. CIPHERSWEEP_VERBOSE=1 prints every stage's output as it comes.
+# Arguments go to pytest (e.g. `scripts/test.sh -k report -x`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh test
-# NVIDIA's nvml.h (PyPI nvidia-nvml-dev, pinned in requirements.txt) lets the build check
-# the NVML signatures aes-cuda uses, where the CUDA toolkit ships no NVML header.
-nvml_h=$(ls .venv/lib/python3*/site-packages/nvidia/cu*/include/nvml.h 2>/dev/null | head -n 1)
-CIPHERSWEEP_CMAKE_ARGS="${CIPHERSWEEP_CMAKE_ARGS:-}${nvml_h:+ -DCS_NVML_INCLUDE_DIR=$(dirname "$nvml_h")}" \
-  scripts/build-kernels.sh build/kernels
-(cd build/kernels && ctest --output-on-failure -j 2)
-.venv/bin/ruff check workflow tests
-.venv/bin/snakefmt --check Snakefile workflow/rules
+logs=build/test-logs
+mkdir -p "$logs"
+start=$SECONDS
+
+stage() { # stage NAME "WHAT (ABOUT)" COMMAND...
+  local name=$1 what=$2 t0=$SECONDS rc=0
+  shift 2
+  if [ "${CIPHERSWEEP_VERBOSE:-0}" != 0 ]; then
+    echo "==> $what"
+    "$@" 2>&1 | tee "$logs/$name.log" || rc=${PIPESTATUS[0]}
+  else
+    printf '==> %s ... ' "$what"
+    "$@" >"$logs/$name.log" 2>&1 || rc=$?
+  fi
+  if [ "$rc" != 0 ]; then
+    echo "FAILED after $((SECONDS - t0)) s (exit $rc); the end of $logs/$name.log:"
+    tail -n 60 "$logs/$name.log"
+    exit "$rc"
+  fi
+  [ "${CIPHERSWEEP_VERBOSE:-0}" != 0 ] || echo "done in $((SECONDS - t0)) s"
+}
+
+build_kernels() {
+  # NVIDIA's nvml.h (PyPI nvidia-nvml-dev, pinned in requirements.txt) lets the build check
+  # the NVML signatures aes-cuda uses, where the CUDA toolkit ships no NVML header.
+  local nvml_h
+  nvml_h=$(ls .venv/lib/python3*/site-packages/nvidia/cu*/include/nvml.h 2>/dev/null | head -n 1)
+  CIPHERSWEEP_CMAKE_ARGS="${CIPHERSWEEP_CMAKE_ARGS:-}${nvml_h:+ -DCS_NVML_INCLUDE_DIR=$(dirname "$nvml_h")}" \
+    scripts/build-kernels.sh build/kernels
+}
+
+stage setup "setup: system packages and .venv (minutes on a fresh machine, else seconds)" \
+  scripts/setup.sh test
+stage kernels "building the kernels (about 1-2 min)" build_kernels
+stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1-3 min)" \
+  sh -c 'cd build/kernels && ctest --output-on-failure -j 2'
+stage lint "ruff and snakefmt (seconds)" \
+  sh -c '.venv/bin/ruff check workflow tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
+# pytest reports as it goes: each test folder announces itself with what it does and
+# roughly how long it takes (tests/conftest.py).
+echo "==> pytest (about 10-15 min on 2 cores; the slowest parts say so when they start)"
 .venv/bin/pytest -ra tests "$@"
+echo "==> all tests passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

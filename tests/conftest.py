@@ -23,3 +23,25 @@ def _no_slurm_probe_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     use Slurm. The Slurm tests install /etc/slurm/slurm.conf first and are unaffected."""
     if "SLURM_CONF" not in os.environ and not Path("/etc/slurm/slurm.conf").exists():
         monkeypatch.setenv("SLURM_CONF", "/dev/null")
+
+
+# What each test folder does and roughly how long it takes on 2 cores: printed when its
+# first test starts, so that a long silent stretch says what it is.
+FOLDERS = {
+    "unit": "unit tests of the Python package (about 1-2 min)",
+    "energy": "energy readers, CPU utilisation and provenance (about 1 min)",
+    "workflow": "dry runs of every campaign, local end-to-end campaigns, the report in "
+    "headless Chromium (about 4-6 min)",
+    "slurm": "a private Slurm cluster (munge, slurmctld, slurmd, slurmdbd with MariaDB) "
+    "and campaigns on it (about 4-6 min)",
+    "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
+    "minutes the first time, cached in build/images) and Charliecloud runs (about 2-4 min)",
+}
+_announced: set[str] = set()
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
+    folder = nodeid.split("/")[1] if nodeid.startswith("tests/") else ""
+    if folder in FOLDERS and folder not in _announced:
+        _announced.add(folder)
+        print(f"\n--- tests/{folder}: {FOLDERS[folder]}", flush=True)
