@@ -95,3 +95,13 @@ def test_bad_sets(tmp_path: Path, item: dict, expected: str) -> None:
     with pytest.raises(cs_config.ConfigError) as exc:
         _cfg(tmp_path, item)
     assert expected in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_set_mean_never_partial() -> None:
+    from ciphersweep import layouts, tables
+
+    assert layouts._mean([1.0, 2.0, 6.0]) == (3.0, "mean over 3 inputs")
+    failed = (tables.FAILED, "exit 1: boom")
+    assert layouts._mean([1.0, failed, (tables.NA, "x")]) == failed
+    assert layouts._mean([1.0, None])[0] == tables.NA
+    assert layouts._mean(["OK", "OK"]) == "OK"

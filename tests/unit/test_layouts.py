@@ -172,7 +172,7 @@ def test_failed_point_in_layout_keeps_its_reason() -> None:
     [
         (
             [{"name": "t", "value": "t_total", "colums": ["size"]}],
-            "invalid config: tables[0]: unknown key 'colums' (allowed: caption, columns, digits",
+            "invalid config: tables[0]: unknown key 'colums' (allowed: aggregate, caption, columns, digits",
         ),
         (
             [{"name": "t", "value": "t_total", "unit": "MiB/s"}],

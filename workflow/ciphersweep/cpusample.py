@@ -31,25 +31,48 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _children(pid: int) -> list[int]:
+def _children(pid: int) -> list[int] | None:
+    """Children from /proc/<pid>/task/*/children; None where the kernel lacks that
+    file (CONFIG_PROC_CHILDREN)."""
+    tasks = f"/proc/{pid}/task"
     out: list[int] = []
-    for task in (
-        os.listdir(f"/proc/{pid}/task") if os.path.isdir(f"/proc/{pid}/task") else []
-    ):
-        text = _read(f"/proc/{pid}/task/{task}/children") or ""
+    for task in os.listdir(tasks) if os.path.isdir(tasks) else []:
+        text = _read(f"{tasks}/{task}/children")
+        if text is None:
+            return None
         out += [int(x) for x in text.split()]
     return out
 
 
+def _parents() -> dict[int, list[int]]:
+    """Parent pid -> children, from one pass over /proc/*/stat."""
+    kids: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        stat = _read(f"/proc/{d}/stat")
+        if stat is None:
+            continue
+        ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
+        kids.setdefault(ppid, []).append(int(d))
+    return kids
+
+
 def tree(pid: int) -> list[int]:
     """``pid`` and every live descendant."""
-    seen, todo = [], [pid]
+    seen: list[int] = []
+    todo = [pid]
+    scan: dict[int, list[int]] | None = None
     while todo:
         p = todo.pop()
         if p in seen:
             continue
         seen.append(p)
-        todo += _children(p)
+        kids = _children(p)
+        if kids is None:
+            scan = _parents() if scan is None else scan
+            kids = scan.get(p, [])
+        todo += kids
     return seen
 
 
@@ -77,9 +100,28 @@ def process_cpu_s(pid: int) -> float | None:
     return total_ns / 1e9 + waited
 
 
-def tree_cpu_s(pid: int) -> float | None:
+class TreeReader:
+    """CPU seconds of a process tree; the tree itself is looked up again only every
+    ``rescan`` seconds (a full /proc pass where the children files are missing)."""
+
+    def __init__(self, rescan: float = 0.05) -> None:
+        self.rescan = rescan
+        self._pids: list[int] = []
+        self._when = -1e9
+
+    def __call__(self, pid: int) -> float | None:
+        now = time.monotonic()
+        if now - self._when >= self.rescan or not self._pids:
+            self._pids, self._when = tree(pid), now
+        return tree_cpu_s(pid, self._pids)
+
+
+def tree_cpu_s(pid: int, pids: Sequence[int] | None = None) -> float | None:
+    """CPU seconds of ``pid`` and its descendants (None: ``pid`` is gone)."""
+    if process_cpu_s(pid) is None:
+        return None
     total = None
-    for p in tree(pid):
+    for p in tree(pid) if pids is None else pids:
         v = process_cpu_s(p)
         if v is not None:
             total = (total or 0.0) + v
@@ -93,15 +135,16 @@ class Sampler:
         self,
         pid: int,
         interval: float = DEFAULT_INTERVAL,
-        read: Callable[[int], float | None] = tree_cpu_s,
+        read: Callable[[int], float | None] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.pid = pid
         self.interval = interval
-        self.read = read
+        self.read = read if read is not None else TreeReader()
         self.clock = clock
         self.peak: float | None = None
         self.samples = 0
+        self.cpu_seen = 0.0  # CPU seconds the samples accounted for
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._last: tuple[float, float] | None = None
@@ -117,6 +160,7 @@ class Sampler:
                 pct = 100.0 * dcpu / dt
                 self.peak = pct if self.peak is None else max(self.peak, pct)
                 self.samples += 1
+                self.cpu_seen += dcpu
         self._last = (cpu, now)
 
     def _run(self) -> None:
@@ -161,4 +205,5 @@ def run(
         proc.args, proc.returncode, out, err
     )
     res.cpu_peak_pct = sampler.peak  # type: ignore[attr-defined]
+    res.cpu_seen_s = sampler.cpu_seen  # type: ignore[attr-defined]
     return res

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tables import Context, Table
 
 TIME_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
-RATE_UNITS = {"MB/s": 1e6, "MiB/s": 2.0**20}
+RATE_UNITS = {"MB/s": 1e6, "MiB/s": 2.0**20, "B/s": 1.0}
 TIMES = ("t_total", "t_compute", "t_keyexp", "t_h2d", "t_d2h")
 TIMES_ALL = TIMES + ("t_bcast", "t_scatter", "t_gather")
 # the unit each value may be shown in (first: the default)
@@ -30,8 +30,10 @@ UNITS: dict[str, tuple[str, ...]] = {
     "speedup": ("x",),
     "efficiency": ("x",),
     "cpu_util": ("%",),
+    "cpu_peak_pct": ("%",),
     "joules": ("J",),
     "verified": ("",),
+    "security_bits": ("bits",),
 }
 DEFAULTS: dict[str, Any] = {
     "time": "t_total",
@@ -123,9 +125,26 @@ def axis_value(p: Point, axis: str, labels: dict[str, str]) -> str:
         return labels.get(p.id, p.backend)
     if axis == "size":
         return p.input_name
+    if axis == "set":  # the file set of the input; an input outside a set stands alone
+        return p.input_set or p.input_name
+    if axis in ("algorithm", "key_bits", "security_bits"):
+        return _cipher_axis(p, axis)
     if axis == "p":
         return str(p.p)
     return str(getattr(p, axis))
+
+
+def _cipher_axis(p: Point, axis: str) -> str:
+    """The cipher's family (aes, des, des-ede3, bf, chacha20), key or security bits."""
+    from . import ciphers
+
+    try:
+        c = ciphers.cipher(p.cipher, p.key_bits)
+    except ValueError:
+        return "" if axis != "algorithm" else p.cipher.split("-")[0]
+    if axis == "algorithm":
+        return c.family.split("-")[0] if c.family.startswith("aes") else c.family
+    return str(c.key_bits if axis == "key_bits" else c.security_bits)
 
 
 def _order(points: Sequence[Point], axis: str, labels: dict[str, str]) -> list[str]:
@@ -139,6 +158,10 @@ def _order(points: Sequence[Point], axis: str, labels: dict[str, str]) -> list[s
             seen[v] = (1 if p.input_path else 0, p.size_bytes)
         elif axis in ("ranks", "threads", "gpus", "p"):
             seen[v] = (0, int(getattr(p, axis) if axis != "p" else p.p))
+        elif axis in ("key_bits", "security_bits") and v.isdigit():
+            seen[v] = (0, -int(v))  # longest key first, as the studies list them
+        elif axis == "set":
+            seen[v] = (0 if p.input_set else 1, i)
         else:
             seen[v] = (0, i)
     return sorted(seen, key=lambda v: seen[v])
@@ -195,6 +218,8 @@ def quantity(
     unit = unit or UNITS[value][0]
     if value == "verified":
         return "OK"  # gather admits only verified repetitions
+    if value == "security_bits":
+        return _cipher_axis(p, "security_bits") or (tables.NA, "unknown cipher")
     if value in ("speedup", "efficiency"):
         b = _baseline(ctx).get(p.id)
         if b is None:
@@ -293,6 +318,43 @@ def _combos(points: Sequence[Point], axes: Sequence[str], labels: dict[str, str]
     return [", ".join(k) for k in sorted(keys, key=rank)]
 
 
+def _mean(vals: list[Any]) -> Any:
+    """The mean of the values several points give one cell (e.g. the files of a set):
+    a failed or missing member makes the cell failed / n/a, never a partial mean."""
+    from . import tables
+
+    for v in vals:
+        if isinstance(v, tuple) and v[0] == tables.FAILED:
+            return v
+    for v in vals:
+        if v is None or isinstance(v, tuple):
+            return v if isinstance(v, tuple) else (tables.NA, "a member has no value")
+    if all(isinstance(v, str) for v in vals):
+        return vals[0] if len(set(vals)) == 1 else (tables.NA, "members differ")
+    nums = [float(v) for v in vals]
+    return (sum(nums) / len(nums), f"mean over {len(nums)} inputs")
+
+
+class _Cells:
+    """Cells of one layout table: put at once, or collected and averaged
+    (``aggregate: mean``)."""
+
+    def __init__(self, t: Table, spec: dict[str, Any]) -> None:
+        self.t, self.aggregate = t, spec.get("aggregate")
+        self.pending: dict[tuple[str, str], list[Any]] = {}
+
+    def put(self, key: tuple[str, str], v: Any) -> None:
+        if self.aggregate:
+            self.pending.setdefault(key, []).append(v)
+        else:
+            _put(self.t, key, v)
+
+    def flush(self) -> None:
+        for key, vals in self.pending.items():
+            _put(self.t, key, _mean(vals) if len(vals) > 1 else vals[0])
+        self.pending.clear()
+
+
 def _put(t: Table, key: tuple[str, str], v: Any) -> None:
     from . import tables
 
@@ -300,7 +362,7 @@ def _put(t: Table, key: tuple[str, str], v: Any) -> None:
         t.cells[key] = tables.NA
         t.notes[key] = "more than one point maps to this cell (refine `where`)"
         return
-    if isinstance(v, tuple):
+    if isinstance(v, tuple):  # (n/a or failed, why) or (mean, "mean over N inputs")
         t.cells[key], t.notes[key] = v
     elif v is None or isinstance(v, float) and math.isnan(v):
         t.cells[key] = tables.NA
@@ -317,6 +379,7 @@ def _fill_grid(
 ) -> None:
     ren = spec["rename"]
     t.columns = [ren.get(c, c) for c in _combos(keep, spec["columns"], labels)]
+    cells = _Cells(t, spec)
     for p in keep:
         r = _key(p, spec["rows"], labels)
         c = _key(p, spec["columns"], labels)
@@ -328,7 +391,8 @@ def _fill_grid(
             statistic=spec["statistic"],
             unit=spec["unit"],
         )
-        _put(t, (ren.get(r, r), ren.get(c, c)), v)
+        cells.put((ren.get(r, r), ren.get(c, c)), v)
+    cells.flush()
 
 
 def _fill_measures(
@@ -342,6 +406,7 @@ def _fill_measures(
 
     ren = spec["rename"]
     t.columns = [m["label"] for m in spec["measures"]]
+    cells = _Cells(t, spec)
     for m in spec["measures"]:
         if "ratio" in m:
             continue
@@ -358,7 +423,8 @@ def _fill_measures(
                 statistic=m.get("statistic", spec["statistic"]),
                 unit=m.get("unit", UNITS[value][0]),
             )
-            _put(t, (ren.get(r, r), m["label"]), v)
+            cells.put((ren.get(r, r), m["label"]), v)
+    cells.flush()
     for m in spec["measures"]:
         if "ratio" not in m:
             continue

@@ -29,6 +29,7 @@ NUMERIC = (
     "t_scatter",
     "t_gather",
     "cpu_util",
+    "cpu_peak_pct",
     "cpu_user_s",
     "cpu_sys_s",
     "joules",
