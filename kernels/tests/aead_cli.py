@@ -79,8 +79,14 @@ class AeadChecker(Checker):
         ct = self.path("ct.bin")
         ct.write_bytes(bytes.fromhex(vec["ct"]))
         args = flags + ["--op", "decrypt", "--ciphertext-input", "--input", str(ct)]
-        rc, out, err, _ = self.kernel([], "aes-seq", args)
+        rc, out, err, so = self.kernel([], "aes-seq", args)
         self.expect(rc == 0 and out.hex() == vec["pt"], f"{impl}: decrypt CT", err)
+        rec = json.loads(so.decode().splitlines()[0]) if rc == 0 else {}
+        self.expect(
+            rec.get("bytes") == len(vec["pt"]) // 2,
+            f"{impl}: decrypt record counts the plaintext bytes",
+            str(rec.get("bytes")),
+        )
         bad = bytearray(bytes.fromhex(vec["ct"]))
         bad[-1] ^= 0x01
         ct.write_bytes(bytes(bad))
