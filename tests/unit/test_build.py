@@ -120,3 +120,48 @@ def test_march_native_is_resolved() -> None:
     cpu = cs_build.resolve_march("-O2 -march=native", compiler="gcc")
     assert cpu and cpu != "native"
     assert cs_build.resolve_march("-O2", compiler="gcc") is None
+
+
+def test_aead_points_and_launch_args(tmp_path: Path) -> None:
+    from ciphersweep import launch as cs_launch
+
+    cfg = cs_config.validate(
+        base_config(
+            sizes=["20B", "5KiB"],
+            ops=["encrypt", "decrypt"],
+            backends={
+                "seq": {
+                    "impls": [],
+                    "aead": {
+                        "ascon-aead128": ["ascon-ref", "ascon-opt64"],
+                        "aes-128-gcm": ["gcm-aesni"],
+                    },
+                }
+            },
+        ),
+        root=ROOT,
+        workdir=tmp_path,
+    )
+    points = cs_sweep.expand(cfg)
+    assert len(points) == 2 * 2 * 3
+    gcm = next(p for p in points if p.impl == "gcm-aesni" and p.op == "decrypt")
+    assert (gcm.cipher, gcm.mode) == ("aes-128-gcm", "gcm")
+    args = cs_launch.kernel_args(gcm, input_path="in.bin", json_path="o.json")
+    assert args[:4] == ["--cipher", "aes-128-gcm", "--impl", "gcm-aesni"]
+    assert "--mode" not in args
+    assert {p.mode for p in points if p.cipher == "ascon-aead128"} == {"aead"}
+
+
+def test_aead_impl_of_another_cipher_is_refused(tmp_path: Path) -> None:
+    msg = _bad(
+        tmp_path,
+        lambda c: c.update(
+            backends={"seq": {"impls": [], "aead": {"ascon-aead128": ["gcm-ref"]}}}
+        ),
+    )
+    assert "backends.seq.aead.ascon-aead128[0]" in msg and "ascon-opt64" in msg
+
+
+def test_seq_with_nothing_to_run_is_refused(tmp_path: Path) -> None:
+    msg = _bad(tmp_path, lambda c: c.update(backends={"seq": {"impls": []}}))
+    assert "backends.seq.impls" in msg

@@ -22,6 +22,11 @@ SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schem
 BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda", "pycryptodome", "command")
 PY_BACKENDS = ("pycryptodome", "command")  # Python-side kernels: native runs only
 CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes256", "vaes")
+# The AEADs aes-seq runs (backends.seq.aead): cipher -> its impls (docs/kernels.md).
+AEAD_IMPLS = {
+    "ascon-aead128": ("auto", "ascon-ref", "ascon-opt64", "ascon-lowsize"),
+    "aes-128-gcm": ("auto", "gcm-ref", "gcm-aesni"),
+}
 CUDA_IMPLS = ("auto", "gpu-ttable")  # what aes-cuda accepts
 # Characters that would let a string do something in a shell (or in Snakemake's shell
 # formatting) if it ever reached one.
@@ -279,6 +284,7 @@ def validate(
     except ValueError as exc:
         raise ConfigError(f"invalid config: {exc}") from None
     _check_variants(cfg)
+    _check_aead(backends.get("seq"))
     # platform
     cont = cfg["platform"]["container"]
     if cont["runtime"] != "none":
@@ -414,6 +420,25 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
                 ["backends", name],
                 f"runs natively only (allowed with platform.container.runtime: none, not {runtime})",
             )
+def _check_aead(seq: dict[str, Any] | None) -> None:
+    """backends.seq.aead: each cipher's impls are its own; seq runs something."""
+    if seq is None:
+        return
+    for cipher, impls in seq["aead"].items():
+        allowed = AEAD_IMPLS[cipher]
+        for i, impl in enumerate(impls):
+            if impl not in allowed:
+                raise _fail(
+                    ["backends", "seq", "aead", cipher, i],
+                    f"{impl!r} is not an impl of {cipher} (allowed: {', '.join(allowed)})",
+                )
+    if not seq["impls"] and not seq["aead"]:
+        raise _fail(
+            "backends.seq.impls",
+            "empty, and no backends.seq.aead (allowed: at least one AES impl or AEAD)",
+        )
+
+
 def _check_variants(cfg: dict[str, Any]) -> None:
     """build.variants: unique names; native builds only (an image carries one build)."""
     seen: set[str] = set()

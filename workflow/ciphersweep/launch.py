@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .sweep import Point
+from .sweep import AEAD_MODES, Point
 
 # backends whose kernel is a module of this package, run by the workflow's Python
 PY_KERNELS = {"pycryptodome": "kernel_pycryptodome", "command": "kernel_command"}
@@ -86,6 +86,8 @@ def kernel_args(
         args += ["--cipher", point.cipher]
         if point.key_bits is not None:
             args += ["--key-bits", str(point.key_bits)]
+    elif point.cipher in AEAD_MODES:
+        args += ["--cipher", point.cipher, "--impl", point.impl]
     else:
         args += ["--impl", point.impl, "--mode", point.mode]
     args += ["--op", point.op, "--input", input_path]

@@ -28,6 +28,8 @@ _RATE = {
     "pycryptodome": 20e6,
 }
 _START_S = {"command": 0.05, "pycryptodome": 0.3}  # per run / once: process start-up
+# The mode an AEAD's records name (aes-seq writes it): Ascon is its own construction.
+AEAD_MODES = {"ascon-aead128": "aead", "aes-128-gcm": "gcm"}
 _CUDA_RATE = 50e6  # host<->device copies on a slow bus included
 
 
@@ -196,6 +198,11 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                                     block_threads=bt,
                                     **d,
                                 )
+            if be.get("seq") is not None:
+                for cipher, impls in be["seq"].get("aead", {}).items():
+                    for impl in impls:
+                        mode = AEAD_MODES[cipher]
+                        add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
             if be.get("openssl") is not None:
                 for c in be["openssl"]["ciphers"]:
                     add(
