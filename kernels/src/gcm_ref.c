@@ -60,21 +60,27 @@ static const uint64_t LAST4[16] = {
     0xe100, 0xfd20, 0xd940, 0xc560, 0x9180, 0x8da0, 0xa9c0, 0xb5e0,
 };
 
-/* y = y * H (section 6.3), four bits at a time from the last byte to the first. */
+/* Z = Z * x^4 (four shifts right in GCM's bit order), then Z ^= htab[nibble]. */
+#define SHIFT4_ADD(zh, zl, k, nib)                                                        \
+    do {                                                                                  \
+        const unsigned rem_ = (unsigned)((zl) & 0xf);                                     \
+        (zl) = ((zh) << 60) | ((zl) >> 4);                                                \
+        (zh) = ((zh) >> 4) ^ (LAST4[rem_] << 48) ^ (k)->htab[nib][0];                     \
+        (zl) ^= (k)->htab[nib][1];                                                        \
+    } while (0)
+
+/* y = y * H (section 6.3), four bits at a time from the last byte to the first
+ * (Horner's rule on the nibbles: Z = (Z x^4) ^ nibble * H). */
 static void gf_mul_h(const cs_aead_key *k, uint8_t y[16])
 {
-    uint64_t zh = 0, zl = 0;
-    for (int i = 15; i >= 0; i--) {
-        const unsigned nib[2] = {y[i] & 0xfu, y[i] >> 4};
-        for (int h = 0; h < 2; h++) {
-            if (i != 15 || h != 0) {
-                const unsigned rem = (unsigned)(zl & 0xf);
-                zl = (zh << 60) | (zl >> 4);
-                zh = (zh >> 4) ^ (LAST4[rem] << 48);
-            }
-            zh ^= k->htab[nib[h]][0];
-            zl ^= k->htab[nib[h]][1];
-        }
+    unsigned lo = y[15] & 0xfu, hi = y[15] >> 4;
+    uint64_t zh = k->htab[lo][0], zl = k->htab[lo][1];
+    SHIFT4_ADD(zh, zl, k, hi);
+    for (int i = 14; i >= 0; i--) {
+        lo = y[i] & 0xfu;
+        hi = y[i] >> 4;
+        SHIFT4_ADD(zh, zl, k, lo);
+        SHIFT4_ADD(zh, zl, k, hi);
     }
     put_be64(y, zh);
     put_be64(y + 8, zl);
