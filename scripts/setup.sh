@@ -24,7 +24,9 @@ if [ ${#missing[@]} -gt 0 ]; then
       printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
       own_policy=1
     fi
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    # (debconf's "delaying package configuration" notes say nothing a user can act on)
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+      2> >(grep -v '^debconf: ' >&2)
     if [ "$own_policy" = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
   else
     echo "setup: missing packages; run this, then try again:" >&2

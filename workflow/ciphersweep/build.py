@@ -222,6 +222,9 @@ def build_size_table(ctx: Any) -> Any:
         cells,
         digits=0,
         row_header="binary / object",
+        caption="Size of each compiled kernel binary and algorithm object file in bytes "
+        "(text + data + bss, as size(1) reports it) for every build variant (columns), "
+        "measured on the files the campaign built: the study's size of the compiled files.",
     )
     for r in rows:
         for b in sizes:
@@ -252,6 +255,9 @@ def build_size_sections_table(ctx: Any) -> Any:
         cells,
         digits=0,
         row_header="binary / object [build]",
+        caption="The sections of every compiled binary and object (text, data, bss, "
+        "their total, in bytes from size(1) in Berkeley format) and the size of the file "
+        "on disk, one row per build variant.",
     )
 
 

@@ -246,4 +246,4 @@ def table_report(f):
     """Report entry of a table's CSV file, in its section."""
     name = os.path.basename(f).removesuffix(".csv")
     caption, category = REPORT_SECTIONS.get(name, ("../report/tables.rst", "Tables"))
-    return report(f, caption=caption, category=category)
+    return report(f, caption=caption, category=category, subcategory=name)
