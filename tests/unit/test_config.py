@@ -104,7 +104,11 @@ BAD = {
     ),
     "cuda impl": (
         lambda c: c["backends"].update(cuda={"impls": ["ttable"]}),
-        ["backends.cuda.impls[0]", "auto, gpu-ttable"],
+        ["backends.cuda.impls[0]", "auto, gpu-lanes, gpu-ttable, gpu-ref"],
+    ),
+    "cuda streams": (
+        lambda c: c["backends"].update(cuda={"streams": [1, 0]}),
+        ["backends.cuda.streams[1]", "1..64"],
     ),
     "block threads": (
         lambda c: c["backends"].update(cuda={"block_threads": [100]}),

@@ -173,3 +173,24 @@ def test_inject_fault_glob() -> None:
     pts = _points(cfg)
     faulty = [p.id for p in pts if p.inject_fault]
     assert faulty == ["mpi-ttable-ctr-enc-64KiB-r2-t1"]
+
+
+def test_cuda_streams_are_rows_of_their_own() -> None:
+    from ciphersweep import launch, tables
+
+    cfg = base_config()
+    cfg["cluster"] = {**cfg.get("cluster", {}), "gpus_per_node": 1}
+    cfg["backends"] = {"cuda": {"impls": ["gpu-lanes"], "streams": [1, 4]}}
+    pts = [p for p in _points(cfg) if p.backend == "cuda"]
+    assert sorted({p.streams for p in pts}) == [1, 4]
+    serial = next(p for p in pts if p.streams == 1 and p.size_label == "1KiB")
+    over = next(p for p in pts if p.streams == 4 and p.size_label == "1KiB")
+    # the serial point keeps the id it always had; the overlapped one gets its own
+    assert serial.id == "cuda-gpu-lanes-ctr-enc-1KiB-r1-t1-g1-b256"
+    assert over.id == serial.id + "-s4"
+    labels = tables.row_labels(pts)
+    assert labels[serial.id] == "cuda (256 threads/block)"
+    assert labels[over.id] == "cuda (256 threads/block, 4 streams)"
+    args = launch.kernel_args(over, input_path="i", json_path="j")
+    assert args[args.index("--streams") + 1] == "4"
+    assert "--streams" not in launch.kernel_args(serial, input_path="i", json_path="j")

@@ -27,7 +27,7 @@ AEAD_IMPLS = {
     "ascon-aead128": ("auto", "ascon-ref", "ascon-opt64", "ascon-lowsize"),
     "aes-128-gcm": ("auto", "gcm-ref", "gcm-aesni"),
 }
-CUDA_IMPLS = ("auto", "gpu-ttable")  # what aes-cuda accepts
+CUDA_IMPLS = ("auto", "gpu-lanes", "gpu-ttable", "gpu-ref")  # what aes-cuda accepts
 # Characters that would let a string do something in a shell (or in Snakemake's shell
 # formatting) if it ever reached one.
 SHELL_META = set(";&|`$<>()\\'\"{}\n\r\t*?!#~")
@@ -267,6 +267,12 @@ def validate(
                 raise _fail(
                     ["backends", "cuda", "block_threads", i],
                     f"{bt} is not allowed (allowed: multiples of 32 in 32..1024)",
+                )
+        for i, s in enumerate(cu["streams"]):
+            if not 1 <= s <= 64 or s in cu["streams"][:i]:
+                raise _fail(
+                    ["backends", "cuda", "streams", i],
+                    f"{s} is not allowed (allowed: distinct integers in 1..64; 1 = serial copies)",
                 )
         for i, g in enumerate(cu["gpus"]):
             if not 1 <= g <= max(cluster["gpus_per_node"], 0):

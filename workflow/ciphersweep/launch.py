@@ -98,6 +98,8 @@ def kernel_args(
         args += ["--threads", str(point.threads)]
     if point.backend == "cuda":
         args += ["--block-threads", str(point.block_threads or 256)]
+        if point.streams > 1:
+            args += ["--streams", str(point.streams)]
     args += ["--energy", energy, "--json", json_path]
     if point.inject_fault:
         args += ["--inject-fault", "corrupt"]

@@ -50,6 +50,7 @@ class Point:
     threads: int = 1
     gpus: int = 0
     block_threads: int | None = None
+    streams: int = 1  # cuda: 1 = serial copies, N > 1 = overlapped over N streams
     reps: int = 3
     warmup: int = 1
     seed: int = 1
@@ -87,6 +88,7 @@ def point_id(
     block_threads: int | None,
     key_bits: int | None = None,
     variant: str = "",
+    streams: int = 1,
 ) -> str:
     """A file-name-safe identifier, unique within a campaign."""
     if backend in ("openssl", "pycryptodome"):
@@ -100,6 +102,8 @@ def point_id(
     pid = f"{head}-{_OP_TAG[op]}-{input_name}-r{ranks}-t{threads}"
     if backend == "cuda":
         pid += f"-g{gpus}-b{block_threads}"
+        if streams > 1:
+            pid += f"-s{streams}"
     if variant:
         pid += f"-v{variant}"
     return pid
@@ -141,6 +145,7 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
             kw.get("block_threads"),
             kw.get("key_bits"),
             kw["variant"],
+            kw.get("streams", 1),
         )
         fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
         seed = kw.pop("seed", None)
@@ -189,15 +194,17 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                     for impl in be["cuda"]["impls"]:
                         for g in be["cuda"]["gpus"]:
                             for bt in be["cuda"]["block_threads"]:
-                                add(
-                                    backend="cuda",
-                                    impl=impl,
-                                    mode=mode,
-                                    cipher=cipher,
-                                    gpus=g,
-                                    block_threads=bt,
-                                    **d,
-                                )
+                                for s in be["cuda"].get("streams", [1]):
+                                    add(
+                                        backend="cuda",
+                                        impl=impl,
+                                        mode=mode,
+                                        cipher=cipher,
+                                        gpus=g,
+                                        block_threads=bt,
+                                        streams=s,
+                                        **d,
+                                    )
             if be.get("seq") is not None:
                 for cipher, impls in be["seq"].get("aead", {}).items():
                     for impl in impls:

@@ -212,6 +212,7 @@ def _row_key(p: Point) -> tuple[Any, ...]:
         p.gpus,
         p.block_threads,
         p.variant,
+        p.streams,
     )
 
 
@@ -240,8 +241,10 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
         elif p.backend == "mpi":
             base = f"mpi ({_n(p.ranks, 'rank')})"
         elif p.backend == "cuda":
-            base = f"cuda ({p.block_threads} threads/block" + (
-                f", {p.gpus} GPUs)" if multi_gpu else ")"
+            base = (
+                f"cuda ({p.block_threads} threads/block"
+                + (f", {p.gpus} GPUs" if multi_gpu else "")
+                + (f", {_n(p.streams, 'stream')})" if p.streams > 1 else ")")
             )
         elif p.backend == "command":
             base = f"{p.impl} {p.cipher}"
