@@ -74,6 +74,14 @@ target_compile_definitions(aes-cuda PRIVATE CS_CUDA_ARCHS="${_cs_arch_list}")
 target_compile_options(aes-cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
 target_link_libraries(aes-cuda PRIVATE cs_common cs_aes CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 
+# The copy limit the GPU benchmark compares end-to-end throughput with (kernels/bench).
+add_executable(aes-cuda-copylimit "${_cs_root}/bench/copy_limit.cu")
+set_target_properties(aes-cuda-copylimit PROPERTIES
+  CUDA_ARCHITECTURES "${CS_CUDA_ARCHITECTURES}"
+  CUDA_RUNTIME_LIBRARY Static
+  RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+target_link_libraries(aes-cuda-copylimit PRIVATE CUDA::cudart_static)
+
 find_path(CS_NVML_INCLUDE_DIR nvml.h HINTS ${CUDAToolkit_INCLUDE_DIRS}
           DOC "directory of NVML's nvml.h (optional: checks the NVML signatures aes-cuda uses)")
 if(CS_NVML_INCLUDE_DIR)
