@@ -68,6 +68,20 @@ static int parse_int(const char *s, long min, long max, int *out)
     return 0;
 }
 
+/* A finite number in (min, max]; returns 0 or -1. */
+static int parse_num(const char *s, double min, double max, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    errno = 0;
+    char *end;
+    const double v = strtod(s, &end);
+    if (errno || *end || !(v > min) || !(v <= max))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static void usage(const cs_prog_info *be)
 {
     printf("usage: %s [options]\n"
@@ -92,6 +106,11 @@ static void usage(const cs_prog_info *be)
            "  --json FILE                         records (JSON Lines; default stdout)\n"
            "  --reps N                            timed repetitions (default 3)\n"
            "  --warmup W                          untimed warm-up repetitions (default 1)\n"
+           "  --target-ci X                       repeat until the 95%% CI of the median t_total\n"
+           "                                      is within +-X (relative, e.g. 0.02); --reps is\n"
+           "                                      then the fewest repetitions\n"
+           "  --max-reps N, --max-seconds S       ... or until N repetitions (default 1000) or S\n"
+           "                                      seconds of timed repetitions (default 10)\n"
            "  --threads T                         %s\n"
            "  --block-threads N, --device N       aes-cuda: threads per block (256), GPU (0)\n"
            "  --streams N, --chunk SIZE           aes-cuda: overlap copies and kernel over N streams\n"
@@ -113,7 +132,8 @@ enum { OPT_OK = 0, OPT_BAD = 1, OPT_NOT_MINE = 2 };
 
 enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
        O_AD, O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
-       O_ENERGY, O_FAULT, O_HELP, O_VERSION, O_STREAMS, O_CHUNK };
+       O_ENERGY, O_FAULT, O_HELP, O_VERSION, O_STREAMS, O_CHUNK, O_TARGET_CI, O_MAX_REPS,
+       O_MAX_SECONDS };
 
 static const struct option longopts[] = {
     {"impl", required_argument, NULL, O_IMPL},
@@ -133,6 +153,9 @@ static const struct option longopts[] = {
     {"json", required_argument, NULL, O_JSON},
     {"reps", required_argument, NULL, O_REPS},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"target-ci", required_argument, NULL, O_TARGET_CI},
+    {"max-reps", required_argument, NULL, O_MAX_REPS},
+    {"max-seconds", required_argument, NULL, O_MAX_SECONDS},
     {"threads", required_argument, NULL, O_THREADS},
     {"block-threads", required_argument, NULL, O_BT},
     {"device", required_argument, NULL, O_DEVICE},
@@ -165,6 +188,8 @@ static void set_defaults(cs_opts *o)
     o->seed = 1;
     o->reps = 3;
     o->warmup = 1;
+    o->max_reps = 1000;
+    o->max_seconds = 10.0;
     o->threads = 1;
     o->block_threads = 256;
     o->streams = 1;
@@ -293,6 +318,20 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
         if (parse_int(a, 0, 1000000, &o->warmup) != 0)
             return fail(err, n, "--warmup: '%s' is not an integer >= 0", a);
         return OPT_OK;
+    case O_TARGET_CI:
+        if (parse_num(a, 0.0, 1.0, &o->target_ci) != 0)
+            return fail(err, n, "--target-ci: '%s' is not a number in (0, 1] (e.g. 0.02)", a);
+        return OPT_OK;
+    case O_MAX_REPS:
+        if (parse_int(a, 1, 1000000, &o->max_reps) != 0)
+            return fail(err, n, "--max-reps: '%s' is not an integer in 1..1000000", a);
+        o->calib_given = 1;
+        return OPT_OK;
+    case O_MAX_SECONDS:
+        if (parse_num(a, 0.0, 86400.0, &o->max_seconds) != 0)
+            return fail(err, n, "--max-seconds: '%s' is not a number in (0, 86400]", a);
+        o->calib_given = 1;
+        return OPT_OK;
     case O_THREADS:
         if (parse_int(a, 1, 4096, &o->threads) != 0)
             return fail(err, n, "--threads: '%s' is not an integer >= 1", a);
@@ -341,6 +380,11 @@ static int check_combination(const cs_prog_info *be, const cs_opts *o, char *err
         return fail(err, n, "--gen-input writes generated data; it does not take --input");
     if (o->ciphertext_input && o->op != CS_DECRYPT)
         return fail(err, n, "--ciphertext-input needs --op decrypt");
+    if (o->calib_given && o->target_ci <= 0)
+        return fail(err, n, "--max-reps/--max-seconds apply with --target-ci only");
+    if (o->target_ci > 0 && o->max_reps < o->reps)
+        return fail(err, n, "--max-reps %d is less than --reps %d (the fewest repetitions)",
+                    o->max_reps, o->reps);
     if (o->threads != 1 && !(be->flags & CS_BE_THREADS))
         return fail(err, n, "--threads: %s runs one thread (use aes-omp for more)", be->prog);
     if ((o->block_threads_given || o->device_given) && !(be->flags & CS_BE_GPU))

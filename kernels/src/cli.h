@@ -42,7 +42,11 @@ typedef struct {
     int ciphertext_input;
     const char *output;       /* --output FILE */
     const char *json;         /* --json FILE (default stdout) */
-    int reps;                 /* default 3 */
+    int reps;                 /* default 3; with --target-ci the fewest */
+    double target_ci;         /* --target-ci: relative CI half-width; 0 = fixed reps */
+    int max_reps;             /* --max-reps (default 1000), with --target-ci */
+    double max_seconds;       /* --max-seconds (default 10), with --target-ci */
+    int calib_given;          /* --max-reps or --max-seconds given */
     int warmup;               /* default 1 */
     int threads;              /* default 1 */
     int threads_given;

@@ -17,6 +17,7 @@
 
 #include "aead_run.h"
 #include "likwid_marker.h"
+#include "median_ci.h"
 #include "runner.h"
 
 void cs_error(const cs_run *r, const char *fmt, ...)
@@ -415,6 +416,39 @@ static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, const c
     cs_json_end(b);
 }
 
+/* Fields every record gets once the repetitions are done: how many ran, why they
+ * stopped, and the interval of the median t_total they reached. */
+static void calib_trailer(cs_buf *b, cs_calib *c)
+{
+    const cs_median_ci m = cs_calib_result(c);
+    cs_buf_printf(b, ", \"reps_run\": %ld, \"stop_reason\": \"%s\"", c->n,
+                  cs_stop_name(c->stop) ? cs_stop_name(c->stop) : "fixed");
+    if (isfinite(m.rel_hw))
+        cs_buf_printf(b, ", \"ci_rel_hw\": %.6g, \"ci_level\": %.6g", m.rel_hw, m.coverage);
+    else
+        cs_buf_printf(b, ", \"ci_rel_hw\": null, \"ci_level\": %.6g", m.coverage);
+    if (c->target > 0)
+        cs_buf_printf(b, ", \"target_ci\": %.6g", c->target);
+    else
+        cs_buf_printf(b, ", \"target_ci\": null");
+}
+
+/* The records with the trailer added before each closing brace (one object a line). */
+static int records_with_trailer(const cs_buf *in, const cs_buf *trailer, cs_buf *out)
+{
+    size_t start = 0;
+    for (size_t i = 0; i < in->len; i++) {
+        if (in->p[i] != '\n')
+            continue;
+        if (i == start || in->p[i - 1] != '}')
+            return -1;
+        cs_buf_printf(out, "%.*s%.*s}\n", (int)(i - 1 - start), in->p + start,
+                      (int)trailer->len, trailer->p);
+        start = i + 1;
+    }
+    return start == in->len ? 0 : -1;
+}
+
 static int write_records(cs_run *r, const cs_buf *b)
 {
     FILE *f = stdout;
@@ -448,6 +482,8 @@ typedef struct {
     int marker_on;
     prov_t prov;
     cs_buf records;           /* held until every repetition has verified */
+    cs_calib calib;           /* timed repetitions so far; when to stop (root) */
+    double t_total;           /* t_total of the last repetition */
 } instruments;
 
 static void run_init(cs_run *r, const cs_backend *be, void *ctx)
@@ -559,6 +595,7 @@ static void instruments_close(instruments *m)
     if (m->marker_on)
         CS_MARKER_CLOSE();
     cs_buf_free(&m->records);
+    cs_calib_free(&m->calib);
 }
 
 /* Root: compare repetition i's output with the reference; keep its record if timed. */
@@ -599,6 +636,7 @@ static int one_rep(cs_run *r, instruments *m, int i)
     else
         cs_energy_reading_none(&e, "energy is read by one rank per node");
     const double wall = cs_now() - w0;
+    m->t_total = t.t_total;
     cs_cpu_times(&u1, &s1);
     if ((status = agree(r, status)) != 0)
         return status;
@@ -611,13 +649,53 @@ static int one_rep(cs_run *r, instruments *m, int i)
 }
 
 /* Root: the last output (--output) and the records, once everything has verified. */
-static int write_results(cs_run *r, const instruments *m)
+static int write_results(cs_run *r, instruments *m)
 {
     if (r->o.output && cs_write_file(r->o.output, r->out, r->out_len) != 0) {
         cs_error(r, "--output: cannot write '%s': %s", r->o.output, strerror(errno));
         return CS_EXIT_FAIL;
     }
-    return write_records(r, &m->records);
+    cs_buf trailer = {0}, all = {0};
+    calib_trailer(&trailer, &m->calib);
+    int status = records_with_trailer(&m->records, &trailer, &all);
+    if (status != 0)
+        cs_error(r, "internal error: a record is not one JSON object a line");
+    else
+        status = write_records(r, &all);
+    cs_buf_free(&trailer);
+    cs_buf_free(&all);
+    return status ? CS_EXIT_FAIL : 0;
+}
+
+/* Timed repetitions until the calibration says stop (fixed count without --target-ci);
+ * the root decides, every rank agrees. */
+static int timed_reps(cs_run *r, instruments *m)
+{
+    const cs_opts *o = &r->o;
+    const int ok = cs_calib_init(&m->calib, o->target_ci, o->reps, o->max_reps,
+                                 o->max_seconds) == 0;
+    if (agree(r, ok ? 0 : CS_EXIT_FAIL) != 0) {
+        cs_error(r, "out of memory");
+        return CS_EXIT_FAIL;
+    }
+    const double t0 = cs_now();
+    for (long i = 0;; i++) {
+        int status = one_rep(r, m, o->warmup + (int)i);
+        if (status != 0)
+            return status;
+        int flag = 0; /* 0: go on, 1: stop, 2: out of memory; the root decides */
+        if (r->is_root) {
+            const int stop = cs_calib_add(&m->calib, m->t_total, cs_now() - t0);
+            flag = stop < 0 ? 2 : stop;
+        }
+        flag = agree(r, flag);
+        if (flag == 2) {
+            cs_error(r, "out of memory");
+            return CS_EXIT_FAIL;
+        }
+        if (flag)
+            return 0;
+    }
 }
 
 static int measure(cs_run *r)
@@ -625,9 +703,10 @@ static int measure(cs_run *r)
     instruments m;
     instruments_open(r, &m);
     int status = 0;
-    const int total = r->o.warmup + r->o.reps;
-    for (int i = 0; i < total && status == 0; i++)
+    for (int i = 0; i < r->o.warmup && status == 0; i++)
         status = one_rep(r, &m, i);
+    if (status == 0)
+        status = timed_reps(r, &m);
     if (status == 0) {
         status = r->is_root ? write_results(r, &m) : 0;
         status = agree(r, status);
