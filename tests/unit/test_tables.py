@@ -160,10 +160,13 @@ def test_time_speedup_efficiency_tables(campaign) -> None:
 
 def test_rendered_failed_cell_has_reason_footnote(campaign) -> None:
     md = (campaign.dir / "tables" / "speedup.md").read_text()
-    assert "failed [1]" in md
-    assert "[1] exit 1: verification FAILED: first differing block 3" in md
+    # 3 repetitions are too few for a 95% interval: those cells are flagged first
+    notes = [ln for ln in md.splitlines() if ln.startswith("[")]
+    reason = "exit 1: verification FAILED: first differing block 3"
+    i = next(ln.split("]")[0] + "]" for ln in notes if reason in ln)
+    assert f"failed {i}" in md
     tex = (campaign.dir / "tables" / "speedup.tex").read_text()
-    assert r"\begin{tabular}" in tex and "failed [1]" in tex
+    assert r"\begin{tabular}" in tex and f"failed {i}" in tex
     csv = pd.read_csv(campaign.dir / "tables" / "speedup.csv", index_col=0)
     assert csv.loc["omp (4 threads)", "2KiB"] == "failed"
     assert float(csv.loc["mpi (2 ranks)", "1KiB"]) == pytest.approx(2.0)

@@ -103,6 +103,8 @@ def _describe(err: jsonschema.ValidationError) -> ConfigError:
         return _fail(path, f"{inst!r} has the wrong type (expected {want})")
     if v == "minimum":
         return _fail(path, f"{inst!r} is too small (allowed: >= {err.validator_value})")
+    if v == "exclusiveMinimum":
+        return _fail(path, f"{inst!r} is too small (allowed: > {err.validator_value})")
     if v == "maximum":
         return _fail(path, f"{inst!r} is too large (allowed: <= {err.validator_value})")
     if v == "pattern":
@@ -195,6 +197,7 @@ def validate(
     if not enabled:
         raise _fail("backends", f"no backend enabled (allowed: {', '.join(BACKENDS)})")
 
+    _check_precision(cfg)
     cluster = cfg["cluster"]
     # sizes
     seen: dict[int, str] = {}
@@ -461,6 +464,22 @@ def _check_variants(cfg: dict[str, Any]) -> None:
             "build.variants",
             f"a {runtime} image carries one build of the kernels (allowed with "
             "variants: platform.container.runtime none)",
+        )
+
+
+def _check_precision(cfg: dict[str, Any]) -> None:
+    """precision: min_reps (default: reps) <= max_reps; reps and warmup fit max_reps."""
+    prec = cfg.get("precision")
+    if prec is None:
+        return
+    where = "precision.min_reps"
+    if prec.get("min_reps") is None:
+        prec["min_reps"], where = cfg["reps"], "reps"
+    if prec["min_reps"] > prec["max_reps"]:
+        raise _fail(
+            where,
+            f"{prec['min_reps']} is more than precision.max_reps "
+            f"{prec['max_reps']} (allowed: 1..precision.max_reps)",
         )
 
 

@@ -94,6 +94,15 @@ def kernel_args(
     if point.nopad and point.mode in ("ecb", "cbc"):
         args.append("--nopad")
     args += ["--reps", str(point.reps), "--warmup", str(point.warmup)]
+    if point.target is not None:  # precision: the kernel calibrates its repetitions
+        args += [
+            "--target-ci",
+            f"{point.target:g}",
+            "--max-reps",
+            str(point.max_reps),
+            "--max-seconds",
+            f"{point.max_seconds:g}",
+        ]
     if point.backend == "omp":
         args += ["--threads", str(point.threads)]
     if point.backend == "cuda":

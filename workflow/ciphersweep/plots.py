@@ -12,7 +12,9 @@
 * ``energy_per_mb``: J/MB per backend / P and data size, where energy was measured.
 
 Every plotter takes a :class:`~ciphersweep.tables.Context` and returns a matplotlib
-Figure (object API, no global pyplot state).
+Figure (object API, no global pyplot state). Values and intervals come from
+:mod:`ciphersweep.stats` through the tables' cells (the campaign's statistic); a point
+whose interval is wider than the precision target is drawn hollow, and the plot says so.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from typing import Any
 from .sweep import Point
 from .tables import (
     Context,
+    Measured,
     _t,
     baseline_of,
     plot_names,
+    ratio_cell,
     row_labels,
-    speedup,
-    throughput_mbps,
+    throughput_cell,
+    time_cell,
 )
 
 FORMATS = ("png", "pdf", "svg")
@@ -44,9 +48,9 @@ CAPTIONS: dict[str, tuple[str, str]] = {
         "Execution time vs data size",
         (
             "Median time of the timed region (t_total) against the data size, both axes "
-            "logarithmic, one line per backend and degree of parallelism. Error bars: the "
-            "95 % confidence interval of the median where the summary has one, otherwise "
-            "the interquartile range of the repetitions."
+            "logarithmic, one line per backend and degree of parallelism (the mean with "
+            "statistic: mean). Error bars: the 95 % confidence interval; hollow markers: "
+            "an interval wider than the precision target (or fewer than 6 repetitions)."
         ),
     ),
     "speedup_vs_p": (
@@ -56,16 +60,18 @@ CAPTIONS: dict[str, tuple[str, str]] = {
             "operation and size) for P = MPI ranks x OpenMP threads, one panel per "
             "backend, one line per data size (darker = larger). The dashed line is ideal "
             "scaling S = P; error bars span Ts_low/Tp_high .. Ts_high/Tp_low from the "
-            "intervals of both medians (95 % confidence intervals where the summary has "
-            "them, otherwise the quartiles); ringed points ran oversubscribed (more ranks than "
-            "cores). GPU speedups are shown against the data size in a panel of their own."
+            "95 % confidence intervals of both times; hollow markers: a time behind the "
+            "point is wider than the precision target; ringed points ran oversubscribed "
+            "(more ranks than cores). GPU speedups are shown against the data size in a "
+            "panel of their own."
         ),
     ),
     "throughput": (
         "Throughput vs data size",
         (
             "Data size / median time in MB/s (MB = 10^6 bytes), one line per backend and "
-            "degree of parallelism, on a logarithmic axis."
+            "degree of parallelism, on a logarithmic axis; hollow markers where the time's "
+            "95 % confidence interval is wider than the precision target."
         ),
     ),
     "cuda_copy": (
@@ -125,6 +131,38 @@ def _yerr(values: Sequence[float], bounds: Sequence[tuple[float, float] | None])
     lows = [max(0.0, v - b[0]) if b else 0.0 for v, b in zip(values, bounds)]
     highs = [max(0.0, b[1] - v) if b else 0.0 for v, b in zip(values, bounds)]
     return [lows, highs]
+
+
+def hollow(ax: Any, xs: Sequence[float], cells: Sequence[Measured], style: Any) -> bool:
+    """Redraw the cells wider than the target with a hollow marker; True if any."""
+    wide = [(x, c.value) for x, c in zip(xs, cells) if c.note]
+    if wide:
+        ax.plot(
+            [x for x, _ in wide],
+            [y for _, y in wide],
+            linestyle="none",
+            marker=style.get("marker", "o"),
+            markersize=9,
+            markerfacecolor="white",
+            markeredgecolor=style.get("color"),
+            zorder=4,
+        )
+    return bool(wide)
+
+
+def _flag_note(fig: Any, any_wide: bool, ctx: Context) -> None:
+    if any_wide:
+        fig.text(
+            0.01,
+            0.005,
+            f"hollow: 95% interval wider than ±{100 * ctx.target:g}% "
+            "(or too few repetitions)",
+            fontsize="small",
+        )
+
+
+def _measured_bounds(cells: Sequence[Measured]) -> list[tuple[float, float]]:
+    return [(c.low, c.high) for c in cells]
 
 
 def _ok(row: dict[str, Any] | None) -> bool:
@@ -202,15 +240,20 @@ def _legend(ax: Any, **kw: Any) -> None:
 
 def plot_time(ctx: Context) -> Any:
     fig, (ax,) = _figure()
+    any_wide = False
     for i, (label, pts) in enumerate(_series(ctx).items()):
-        xs = [p.size_bytes for p, _ in pts]
-        ys = [_t(r) or float("nan") for _, r in pts]
-        bounds = [interval(r) for _, r in pts]
+        got = [(p.size_bytes, time_cell(ctx, r)) for p, r in pts]
+        xs = [x for x, c in got if c is not None]
+        cells = [c for _, c in got if c is not None]
+        ys = [c.value for c in cells]
+        bounds = _measured_bounds(cells)
         ax.errorbar(xs, ys, yerr=_yerr(ys, bounds), label=label, capsize=3, **_style(i))
+        any_wide |= hollow(ax, xs, cells, _style(i))
+    _flag_note(fig, any_wide, ctx)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("data size (bytes)")
-    ax.set_ylabel("time (s, median)")
+    ax.set_ylabel(f"time (s, {ctx.statistic})")
     ax.set_title(CAPTIONS["time_vs_size"][0])
     ax.grid(True, which="major", alpha=0.3)
     _legend(ax)
@@ -220,14 +263,17 @@ def plot_time(ctx: Context) -> Any:
 def plot_throughput(ctx: Context) -> Any:
     fig, (ax,) = _figure()
     sizes = list(ctx.columns)
+    any_wide = False
     for i, (label, pts) in enumerate(_series(ctx).items()):
-        xs, ys = [], []
+        xs, cells = [], []
         for p, r in pts:
-            v = throughput_mbps(p.size_bytes, _t(r))
-            if v is not None:
+            c = throughput_cell(ctx, p, r)
+            if c is not None:
                 xs.append(sizes.index(p.input_name))
-                ys.append(v)
-        ax.plot(xs, ys, label=label, **_style(i))
+                cells.append(c)
+        ax.plot(xs, [c.value for c in cells], label=label, **_style(i))
+        any_wide |= hollow(ax, xs, cells, _style(i))
+    _flag_note(fig, any_wide, ctx)
     ax.set_yscale("log")
     _log_ticks(ax)
     _size_axis(ax, sizes)
@@ -243,24 +289,23 @@ def plot_throughput(ctx: Context) -> Any:
 
 def speedup_points(
     ctx: Context,
-) -> dict[str, list[tuple[Point, float, tuple[float, float] | None, bool]]]:
-    """Backend -> (point, speedup, (low, high) or None, oversubscribed) of every
-    measured point with a measured baseline."""
+) -> dict[str, list[tuple[Point, float, tuple[float, float] | None, bool, bool]]]:
+    """Backend -> (point, speedup, (low, high), oversubscribed, wide) of every measured
+    point with a measured baseline; the interval and the flag are the speedup table's
+    (ciphersweep.stats)."""
     base = baseline_of(ctx)
-    out: dict[str, list[tuple[Point, float, tuple[float, float] | None, bool]]] = {}
+    out: dict[str, list] = {}
     for p in ctx.points:
         r, b = ctx.by_point.get(p.id), ctx.by_point.get(base.get(p.id, ""))
         if not (_ok(r) and _ok(b)):
             continue
-        s = speedup(_t(b), _t(r))  # type: ignore[arg-type]
-        if s is None:
+        c = ratio_cell(ctx, b, r)  # type: ignore[arg-type]
+        if c is None:
             continue
-        bi, ri = interval(b), interval(r)  # type: ignore[arg-type]
-        bounds = None
-        if bi and ri and ri[0] > 0 and ri[1] > 0:
-            bounds = (bi[0] / ri[1], bi[1] / ri[0])
         over = _truthy(r.get("oversubscribed"))  # type: ignore[union-attr]
-        out.setdefault(p.backend, []).append((p, s, bounds, over))
+        out.setdefault(p.backend, []).append(
+            (p, c.value, (c.low, c.high), over, bool(c.note))
+        )
     return out
 
 
@@ -284,6 +329,18 @@ def _speedup_panel(ax: Any, backend: str, pts: list, styles: dict) -> None:
             capsize=3,
             **styles[size],
         )
+        wide = [x for x in items if x[4]]
+        if wide:
+            ax.plot(
+                [x[0].p for x in wide],
+                [x[1] for x in wide],
+                linestyle="none",
+                marker=styles[size]["marker"],
+                markersize=9,
+                markerfacecolor="white",
+                markeredgecolor=styles[size]["color"],
+                zorder=4,
+            )
         over = [(x[0].p, x[1]) for x in items if x[3]]
         if over:
             ax.scatter(
@@ -355,6 +412,7 @@ def plot_speedup(ctx: Context) -> Any:
         axes[0].text(0.5, 0.5, "no speedup measured", ha="center", va="center")
         axes[0].set_axis_off()
     fig.suptitle(CAPTIONS["speedup_vs_p"][0])
+    _flag_note(fig, any(x[4] for pts in groups.values() for x in pts), ctx)
     return fig
 
 

@@ -334,6 +334,7 @@ PROVENANCE_ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("Slurm node lists", ("slurm_nodelist",), ("slurm_nodelist",)),
     ("Python / Snakemake", (), ("python", "snakemake")),
     ("First / last record", ("timestamp",), ()),
+    ("Busy machine before a point", ("busy_warning",), ()),
 )
 
 
@@ -346,6 +347,7 @@ _NONE_TEXT = {
     "Slurm job ids": "none (not run under Slurm)",
     "Slurm node lists": "none (not run under Slurm)",
     "Energy sources": "none",
+    "Busy machine before a point": "no warning (or not checked: Slurm, older records)",
 }
 
 

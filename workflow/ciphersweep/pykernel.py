@@ -11,17 +11,20 @@ timed region.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
 import socket
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import ciphers as cs_ciphers
 from . import provenance as cs_prov
+from . import stats as cs_stats
 
 EXIT_FAIL = 1
 EXIT_USAGE = 2
@@ -71,6 +74,14 @@ def parse_args(
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument(
+        "--target-ci",
+        type=float,
+        default=None,
+        help="repeat until the 95%% CI of the median t_total is within +-X (relative)",
+    )
+    ap.add_argument("--max-reps", type=int, default=1000)
+    ap.add_argument("--max-seconds", type=float, default=10.0)
+    ap.add_argument(
         "--energy", choices=("auto", "none", "rapl", "likwid"), default="auto"
     )
     ap.add_argument("--json", default=None, help="records go here (default: stdout)")
@@ -80,6 +91,10 @@ def parse_args(
     ns = ap.parse_args(argv)
     if ns.reps < 1 or ns.warmup < 0:
         ap.error("--reps must be >= 1 and --warmup >= 0")
+    if ns.target_ci is not None and not 0 < ns.target_ci <= 1:
+        ap.error(f"--target-ci: {ns.target_ci} is not in (0, 1] (e.g. 0.02)")
+    if ns.target_ci is not None and ns.max_reps < ns.reps:
+        ap.error(f"--max-reps {ns.max_reps} is less than --reps {ns.reps}")
     return ns
 
 
@@ -237,7 +252,9 @@ def loop(
     for w in range(ns.warmup):
         check(job, one(job).output, f"warm-up {w + 1}")
     records = []
-    for i in range(ns.reps):
+    calib = cs_stats.Calibration(ns.target_ci, ns.reps, ns.max_reps, ns.max_seconds)
+    t0 = time.monotonic()
+    for i in itertools.count():
         e0 = energy.read()
         r = one(job)
         e1 = energy.read()
@@ -258,6 +275,11 @@ def loop(
         rec.update(energy.fields(e0, e1))
         rec.update(r.extra)
         records.append(rec)
+        if calib.add(r.t_total, time.monotonic() - t0):
+            break
+    fields = calib.fields()
+    for rec in records:
+        rec.update(fields)
     return records
 
 

@@ -2,8 +2,12 @@
 
 * ``measurements.csv`` / ``.parquet``: one row per timed repetition, every record field.
 * ``failures.csv``: one row per failed point, with the reason.
-* ``summary.csv``: one row per point: medians over repetitions with the spread
-  (min, max, quartiles), the status and, for failed points, the reason.
+* ``summary.csv``: one row per point: the median time with its distribution-free 95%
+  confidence interval (``t_total_ci_low``, ``t_total_ci_high``, ``t_total_ci_level``,
+  ``t_total_rel_hw``), the mean with its interval, the spread (min, max, quartiles,
+  standard deviation), the repetitions run (``n``; ``stop_reason`` when the kernel
+  calibrated them), medians of the other timings, the status and, for failed points,
+  the reason. The statistics are those of :mod:`ciphersweep.stats`.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import stats
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,6 +60,8 @@ FIRST = (
     "slurm_job_id",
     "slurm_nodelist",
     "launch_line",
+    "stop_reason",
+    "target_ci",
 )
 POINT_COLS = (
     "point",
@@ -145,14 +152,10 @@ def collect(
         for col in NUMERIC:
             if col in frame and frame[col].notna().any():
                 vals = pd.to_numeric(frame[col], errors="coerce").dropna()
-                s[f"{col}_median"] = float(vals.median())
-                if col == "t_total":
-                    s["t_total_min"] = float(vals.min())
-                    s["t_total_max"] = float(vals.max())
-                    s["t_total_q1"] = float(vals.quantile(0.25))
-                    s["t_total_q3"] = float(vals.quantile(0.75))
-                    s["t_total_mean"] = float(vals.mean())
-                    s["t_total_std"] = float(vals.std(ddof=1)) if len(vals) > 1 else 0.0
+                if col == "t_total":  # median, its 95% CI, mean and its CI, spread
+                    s.update(stats.summarize(list(vals), "t_total"))
+                else:
+                    s[f"{col}_median"] = float(vals.median())
         if s.get("t_total_median"):
             s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
         summ.append(s)

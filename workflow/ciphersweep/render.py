@@ -94,6 +94,13 @@ def csv_value(v: Any, digits: int = CSV_DIGITS) -> Any:
     return v
 
 
+def interval_text(iv: tuple[float, float] | None, fmt: Callable[[float], str]) -> str:
+    """`` [low..high]`` of a cell's interval in the table's number format."""
+    if iv is None:
+        return ""
+    return f" [{cell_text(float(iv[0]), fmt)}..{cell_text(float(iv[1]), fmt)}]"
+
+
 # ------------------------------------------------------------------ footnotes
 
 
@@ -106,7 +113,10 @@ def with_notes(t: Table) -> tuple[list[list[str]], list[str]]:
     for r in t.rows:
         line = [r]
         for c in t.columns:
-            s = cell_text(t.cells.get((r, c)), fmt)
+            v = t.cells.get((r, c))
+            s = cell_text(v, fmt)
+            if getattr(t, "show_intervals", False) and isinstance(v, float):
+                s += interval_text(t.intervals.get((r, c)), fmt)
             note = t.notes.get((r, c))
             if note:
                 if note not in notes:
@@ -173,6 +183,7 @@ def tex_escape(s: str) -> str:
         ("}", r"\}"),
         ("~", r"\textasciitilde{}"),
         ("^", r"\textasciicircum{}"),
+        ("±", r"$\pm$"),
     ):
         s = s.replace(a, b)
     return s

@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any, TextIO
 import yaml
 
 from . import build as cs_build
+from . import busy as cs_busy
 from . import cpusample
 from . import launch as cs_launch
 from . import provenance as cs_prov
@@ -178,6 +180,24 @@ def _orchestrator_fields(
     }
 
 
+def _busy_check(point: Point, plat: cs_launch.Platform, log: TextIO) -> dict[str, Any]:
+    """Local runs: load and other CPU-heavy processes before the kernel starts; one
+    warning line (job log and stderr) when the machine is busy; the record fields."""
+    if plat.where != "local":
+        return {}
+    try:
+        found = cs_busy.check()
+    except OSError as exc:  # no /proc: say so, never stop a measurement
+        print(f"busy check: not possible ({exc})", file=log)
+        return {}
+    fields = found.fields()
+    print(f"busy check: load {found.load1:.2f}, {found.warning or 'idle'}", file=log)
+    if found.warning:
+        line = f"ciphersweep: warning: busy machine before {point.id}: {found.warning}"
+        print(line, file=sys.stderr, flush=True)
+    return fields
+
+
 def _tail(text: str, n: int = 1) -> str:
     lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
     return " | ".join(lines[-n:])[:500] if lines else ""
@@ -232,6 +252,7 @@ def run_point(
                 "env: " + " ".join(f"{k}={v}" for k, v in sorted(ln.env.items())),
                 file=log,
             )
+        busy = _busy_check(point, plat, log)
         print(f"launch: {ln.text}", file=log, flush=True)
         env = dict(os.environ)
         env.update(ln.env)
@@ -284,12 +305,13 @@ def run_point(
                 if bad:
                     reason = f"record {i} does not match the record schema: {bad}"
                     break
-        if reason is None and len(records) != point.reps:
-            reason = f"expected {point.reps} records, got {len(records)}"
+        if reason is None:
+            reason = point.reps_problem(records)
         extra = _orchestrator_fields(point, spec, ln.text, ln.oversubscribed)
         extra["cpu_peak_pct"] = extra_peak
         if point.input_set is not None:
             extra["input_set"] = point.input_set
+        extra.update(busy)
         if reason is None:
             for rec in records:
                 rec.setdefault("status", "ok")

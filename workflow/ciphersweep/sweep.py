@@ -60,6 +60,10 @@ class Point:
     command: tuple[str, ...] = ()  # command backend: the argument list of the op
     input_set: str | None = None  # the file set this input belongs to
     variant: str = ""  # build.variants name ("" = the one default build)
+    # precision: repeat until the median's 95% CI is within target (None: exactly reps)
+    target: float | None = None
+    max_reps: int | None = None
+    max_seconds: float | None = None
     id: str = field(default="", compare=False)
 
     @property
@@ -68,6 +72,29 @@ class Point:
         if self.backend == "cuda":
             return self.gpus
         return self.ranks * self.threads
+
+    @property
+    def rep_range(self) -> tuple[int, int]:
+        """Fewest and most timed repetitions the kernel may run for this point."""
+        if self.target is None or self.max_reps is None:
+            return self.reps, self.reps
+        return self.reps, self.max_reps
+
+    def reps_problem(self, records: list[dict[str, Any]]) -> str | None:
+        """Why these records are not the repetitions this point asked for (None: they
+        are): exactly ``reps`` of them, or with ``precision`` between min_reps and
+        max_reps and as many as the kernel reports it ran (``reps_run``)."""
+        n = len(records)
+        lo, hi = self.rep_range
+        if lo == hi:
+            return None if n == lo else f"expected {lo} records, got {n}"
+        if not lo <= n <= hi:
+            return f"expected {lo}..{hi} records (precision), got {n}"
+        told = {r.get("reps_run") for r in records}
+        if told != {n}:
+            shown = ", ".join(sorted(str(t) for t in told))
+            return f"the kernel reports {shown} repetitions run, the file holds {n}"
+        return None
 
     def as_dict(self) -> dict[str, Any]:
         # every field is a plain value: a shallow copy is the whole dict (and, unlike
@@ -117,12 +144,20 @@ def _cipher_mode(cipher: str) -> str:
 def expand(cfg: dict[str, Any]) -> list[Point]:
     """All points of a validated config (see :func:`ciphersweep.config.validate`)."""
     faults = list(cfg.get("debug", {}).get("inject_fault", []))
-    common = {
+    common: dict[str, Any] = {
         "reps": cfg["reps"],
         "warmup": cfg["warmup"],
         "seed": cfg["seed"],
         "nopad": bool(cfg.get("nopad", False)),
     }
+    prec = cfg.get("precision")
+    if prec is not None:
+        common.update(
+            reps=prec.get("min_reps") or cfg["reps"],
+            target=float(prec["target"]),
+            max_reps=int(prec["max_reps"]),
+            max_seconds=float(prec["max_seconds"]),
+        )
     be = cfg["backends"]
     points: list[Point] = []
     builds = [v["name"] for v in cfg.get("build", {}).get("variants", [])] or [""]
@@ -272,7 +307,9 @@ def estimate_seconds(point: Point) -> float:
     start = _START_S.get(point.backend, 0.0) * (
         runs if point.backend == "command" else 1
     )
-    return 2.0 + start + 0.25 * point.ranks + runs * point.size_bytes / rate
+    # precision: up to max_seconds of further repetitions
+    extra = point.max_seconds if point.max_seconds is not None else 0.0
+    return 2.0 + start + 0.25 * point.ranks + runs * point.size_bytes / rate + extra
 
 
 def resources(

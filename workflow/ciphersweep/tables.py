@@ -1,7 +1,10 @@
 """Tables laid out like the reference study: rows = backend / P, columns = data size.
 
 Every table is written as CSV (numbers; failed cells say ``failed``), Markdown and LaTeX
-(failed cells say ``failed`` with a footnote giving the reason).
+(failed cells say ``failed`` with a footnote giving the reason). Timing cells are the
+campaign's statistic (median or mean) with its 95% interval (:mod:`ciphersweep.stats`):
+a cell whose interval is wider than the precision target gets a footnote with its +-%,
+and speedup and efficiency cells show their interval in Markdown and LaTeX.
 
 Table builders are listed in :data:`BUILDERS`. Other parts of the package add their own
 (energy, CPU utilisation, ...) by defining ``register_tables(register)`` in one of the
@@ -17,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from . import stats
 from .render import render_markdown, write_table
 from .sweep import Point
 
@@ -79,6 +83,16 @@ def status_cell(row: dict[str, Any] | None) -> tuple[str, str] | None:
     return None
 
 
+@dataclass(frozen=True)
+class Measured:
+    """A cell value with its interval; ``note`` flags a cell wider than the target."""
+
+    value: float
+    low: float
+    high: float
+    note: str | None = None
+
+
 @dataclass
 class Table:
     name: str
@@ -90,6 +104,9 @@ class Table:
     digits: int = 3  # significant digits of every number shown (ciphersweep.render)
     row_header: str = "backend"
     caption: str = ""  # what the table shows and how it was computed (the report)
+    # cell -> (low, high) of its interval; shown beside the value when show_intervals
+    intervals: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+    show_intervals: bool = False
 
     def value(self, row: str, col: str) -> Any:
         return self.cells.get((row, col))
@@ -110,6 +127,12 @@ class Context:
         )
         self.columns = _columns(self.points)
         self.row_of = row_labels(self.points)
+        self.statistic = stats.statistic_of(self.cfg)
+        self.target = stats.target_of(self.cfg)
+
+    def estimate(self, row: dict[str, Any] | None) -> stats.Estimate | None:
+        """The campaign's statistic of a point's time, with its interval."""
+        return None if row is None else stats.row_estimate(row, self.statistic)
 
     def rows(self, keep: Callable[[Point], bool] = lambda p: True) -> list[str]:
         out: list[str] = []
@@ -145,6 +168,11 @@ class Context:
                 if isinstance(v, tuple):  # (n/a, reason)
                     t.cells[key] = NA
                     t.notes[key] = v[1]
+                elif isinstance(v, Measured):
+                    t.cells[key] = float(v.value)
+                    t.intervals[key] = (v.low, v.high)
+                    if v.note:
+                        t.notes[key] = v.note
                 elif v is None or _nan(v):
                     t.cells[key] = NA
                 else:
@@ -299,21 +327,46 @@ def _t(row: dict[str, Any]) -> float | None:
     return None if _nan(v) else float(v)
 
 
+def time_cell(ctx: Context, r: dict[str, Any]) -> Measured | None:
+    """The point's time (campaign statistic) with its interval, flagged when wide."""
+    e = ctx.estimate(r)
+    if e is None:
+        return None
+    note = stats.wide_note(e, ctx.target, ctx.statistic) if e.wide(ctx.target) else None
+    return Measured(e.value, e.low, e.high, note)
+
+
 def build_time(ctx: Context) -> Table:
     return ctx.grid(
         "time",
-        "Execution time (s), median over repetitions",
-        lambda p, r: _t(r),
+        f"Execution time (s), {ctx.statistic} over repetitions",
+        lambda p, r: time_cell(ctx, r),
         caption="Wall time of the timed region (t_total, seconds) of each backend and "
-        "degree of parallelism (rows) for each data size (columns): the median over the "
-        "verified timed repetitions, warm-ups excluded. The spread (min, max, quartiles) "
-        "of every cell is in summary.csv.",
+        f"degree of parallelism (rows) for each data size (columns): the {ctx.statistic} "
+        "over the verified timed repetitions, warm-ups excluded. A cell whose 95% "
+        f"confidence interval is wider than ±{100 * ctx.target:g}% has a footnote; the "
+        "interval and the spread (min, max, quartiles) of every cell are in summary.csv.",
     )
 
 
-def _speedup_cell(
-    ctx: Context, base: dict[str, str], p: Point, r: dict[str, Any]
-) -> Any:
+def ratio_cell(
+    ctx: Context, base_row: dict[str, Any], r: dict[str, Any], scale: float = 1.0
+) -> Measured | None:
+    """Ts / (scale Tp) with the interval from both times' intervals (ciphersweep.stats)."""
+    num, den = ctx.estimate(base_row), ctx.estimate(r)
+    if num is None or den is None or speedup(num.value, den.value) is None:
+        return None
+    q = stats.ratio(num, den, scale)
+    if q is None:
+        return None
+    wide = stats.ratio_wide(num, den, ctx.target)
+    note = stats.ratio_note(num, den, q, ctx.target) if wide else None
+    return Measured(q.value, q.low, q.high, note)
+
+
+def _baseline_row(
+    ctx: Context, base: dict[str, str], p: Point
+) -> dict[str, Any] | tuple[str, str]:
     b = base.get(p.id)
     if b is None:
         bcfg = ctx.cfg.get("baseline", {})
@@ -327,7 +380,16 @@ def _speedup_cell(
     brow = ctx.by_point.get(b)
     if brow is None or brow.get("status") != "ok":
         return (NA, f"baseline {b} failed")
-    return speedup(_t(brow), _t(r))
+    return brow
+
+
+def _speedup_cell(
+    ctx: Context, base: dict[str, str], p: Point, r: dict[str, Any], scale: float = 1.0
+) -> Any:
+    brow = _baseline_row(ctx, base, p)
+    if isinstance(brow, tuple):
+        return brow
+    return ratio_cell(ctx, brow, r, scale)
 
 
 def _is_baseline(ctx: Context) -> Callable[[Point], bool]:
@@ -341,46 +403,61 @@ def _is_baseline(ctx: Context) -> Callable[[Point], bool]:
 
 def build_speedup(ctx: Context) -> Table:
     base = baseline_of(ctx)
-    return ctx.grid(
+    t = ctx.grid(
         "speedup",
         "Speedup Ts/Tp vs the sequential kernel (same impl, mode, op, size)",
         lambda p, r: _speedup_cell(ctx, base, p, r),
         keep=_is_baseline(ctx),
-        caption="Speedup S = Ts / Tp: the median time of the baseline kernel "
+        caption=f"Speedup S = Ts / Tp: the {ctx.statistic} time of the baseline kernel "
         f"({ctx.cfg.get('baseline', {}).get('backend', 'seq')}, same implementation, "
-        "mode, operation and data size) divided by the median time of the row's "
-        "kernel. Above 1 the row is faster than the baseline.",
+        f"mode, operation and data size) divided by the {ctx.statistic} time of the "
+        "row's kernel. Above 1 the row is faster than the baseline. [low..high] is "
+        "the interval Ts_low / Tp_high .. Ts_high / Tp_low from the two 95% intervals "
+        "(coverage at least 90%); a footnote flags a cell whose times are wider than "
+        f"the ±{100 * ctx.target:g}% target.",
     )
+    t.show_intervals = True
+    return t
 
 
 def build_efficiency(ctx: Context) -> Table:
     base = baseline_of(ctx)
 
     def cell(p: Point, r: dict[str, Any]) -> Any:
-        s = _speedup_cell(ctx, base, p, r)
-        if isinstance(s, tuple):
-            return s
-        return efficiency(s, p.p)
+        if not p.p or p.p <= 0:
+            return None
+        return _speedup_cell(ctx, base, p, r, scale=float(p.p))
 
     keep = _is_baseline(ctx)
-    return ctx.grid(
+    t = ctx.grid(
         "efficiency",
         "Efficiency = speedup / P",
         cell,
         keep=lambda p: keep(p) and p.backend != "cuda",
         caption="Efficiency E = S / P: the speedup divided by the number of processing "
-        "elements P = MPI ranks x OpenMP threads; 1 is ideal scaling. GPU rows are left "
-        "out (P is not meaningful there).",
+        "elements P = MPI ranks x OpenMP threads; 1 is ideal scaling, [low..high] its "
+        "interval as for the speedup. GPU rows are left out (P is not meaningful there).",
     )
+    t.show_intervals = True
+    return t
+
+
+def throughput_cell(ctx: Context, p: Point, r: dict[str, Any]) -> Measured | None:
+    t = time_cell(ctx, r)
+    v = throughput_mbps(p.size_bytes, t.value if t else None)
+    if t is None or v is None:
+        return None
+    hi = throughput_mbps(p.size_bytes, t.low) or math.inf
+    return Measured(v, throughput_mbps(p.size_bytes, t.high) or 0.0, hi, t.note)
 
 
 def build_throughput(ctx: Context) -> Table:
     return ctx.grid(
         "throughput",
-        "Throughput (MB/s, MB = 10^6 bytes), from the median time",
-        lambda p, r: throughput_mbps(p.size_bytes, _t(r)),
-        caption="Throughput = data size / median time, in MB/s with MB = 10^6 bytes, "
-        "for each backend and data size.",
+        f"Throughput (MB/s, MB = 10^6 bytes), from the {ctx.statistic} time",
+        lambda p, r: throughput_cell(ctx, p, r),
+        caption=f"Throughput = data size / {ctx.statistic} time, in MB/s with "
+        "MB = 10^6 bytes, for each backend and data size.",
     )
 
 

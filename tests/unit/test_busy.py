@@ -1,0 +1,49 @@
+"""The busy-machine check: a real CPU-bound process is found through /proc, on the
+cores it may run on only; the warning is one line and lands in the records' fields."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from ciphersweep import busy
+
+SPIN = "import time\nt = time.monotonic() + 20\nwhile time.monotonic() < t: pass\n"
+
+
+@pytest.fixture
+def spinner():
+    cpus = sorted(os.sched_getaffinity(0))
+    proc = subprocess.Popen([sys.executable, "-c", SPIN])
+    os.sched_setaffinity(proc.pid, {cpus[0]})
+    try:
+        yield proc, cpus
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_cpu_heavy_process_on_our_cores_is_reported(spinner) -> None:
+    proc, cpus = spinner
+    # a shared machine may give the spinner little CPU: a low share still counts here
+    found = busy.check(cores={cpus[0]}, sample_s=0.5, heavy_share=0.05)
+    pids = [pid for pid, _, _ in found.heavy]
+    assert proc.pid in pids
+    assert os.getpid() not in pids  # the checking process itself never counts
+    line = found.warning  # the three busiest are named: the spinner may not be one
+    assert line and "\n" not in line and "other CPU-heavy processes:" in line
+    assert found.fields()["busy_warning"] == line
+    if len(cpus) > 1:  # pinned elsewhere: not on the cores to be used
+        other = busy.check(cores={cpus[1]}, sample_s=0.3, heavy_share=0.05)
+        assert proc.pid not in [pid for pid, _, _ in other.heavy]
+
+
+def test_load_warning_and_quiet_machine_fields() -> None:
+    assert busy.Busy(3.5, 2).warning == "load average 3.50 on 2 cores"
+    assert busy.Busy(0.2, 2).warning is None
+    assert busy.Busy(0.2, 2).fields() == {"busy_load1": 0.2, "busy_warning": None}
+    many = busy.Busy(0.1, 2, [(i, "x", 1.0) for i in range(5)])
+    assert many.warning.endswith("+2 more")
+    assert busy._cpu_list("0-2,5") == {0, 1, 2, 5}

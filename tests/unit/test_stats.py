@@ -1,0 +1,283 @@
+"""The statistics module: order-statistic intervals of the median (checked against an
+exact binomial enumeration), small-n behaviour, t intervals, ratio intervals and the
+flagging of cells whose interval is wider than the precision target."""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+from ciphersweep import render, stats, tables
+from ciphersweep.sweep import Point
+
+
+def _exact_ranks(
+    n: int, conf: Fraction = Fraction(95, 100)
+) -> tuple[int, int, Fraction]:
+    """Largest k with P(x_(k) <= median <= x_(n-k+1)) >= conf, by enumerating the
+    binomial distribution in exact fractions (no library)."""
+    pmf = [Fraction(math.comb(n, i), 2**n) for i in range(n + 1)]
+    best = None
+    for k in range(1, (n + 1) // 2 + 1):
+        cover = 1 - 2 * sum(pmf[:k])  # P(k <= #below <= n-k)
+        if cover >= conf:
+            best = (k, n - k + 1, cover)
+    if best is None:
+        return 1, n, 1 - 2 * pmf[0]
+    return best
+
+
+@pytest.mark.parametrize("n", list(range(1, 80)) + [99, 100, 250, 511])
+def test_median_ranks_match_exact_binomial(n: int) -> None:
+    lo, hi, cover = _exact_ranks(n)
+    r = stats.median_ci_ranks(n)
+    assert (r.low, r.high) == (lo, hi)
+    assert r.coverage == pytest.approx(float(cover), abs=1e-12)
+
+
+def test_published_ranks() -> None:
+    # the usual tables (e.g. Conover, Practical Nonparametric Statistics)
+    assert (stats.median_ci_ranks(10).low, stats.median_ci_ranks(10).high) == (2, 9)
+    assert (stats.median_ci_ranks(20).low, stats.median_ci_ranks(20).high) == (6, 15)
+    assert (stats.median_ci_ranks(100).low, stats.median_ci_ranks(100).high) == (40, 61)
+
+
+def test_large_n_log_space_agrees_with_exact_sum() -> None:
+    n = 2600  # above the exact-integer limit: the log-space sum is used
+    for k in (1200, 1250, 1249, 1300):
+        exact = Fraction(sum(math.comb(n, i) for i in range(k + 1)), 2**n)
+        assert stats.binom_half_cdf(k, n) == pytest.approx(float(exact), rel=1e-9)
+    r = stats.median_ci_ranks(100_000)
+    assert r.coverage >= 0.95 and r.high == 100_001 - r.low
+    # one rank tighter would fall below 95%
+    assert 1 - 2 * stats.binom_half_cdf(r.low, 100_000) < 0.95
+
+
+@pytest.mark.parametrize("n,cover", [(1, 0.0), (2, 0.5), (5, 0.9375)])
+def test_too_few_reps_give_min_max_with_actual_coverage(n: int, cover: float) -> None:
+    xs = [1.0 + 0.001 * i for i in range(n)]
+    e = stats.median_ci(xs)
+    assert (e.low, e.high) == (min(xs), max(xs))
+    assert e.level == pytest.approx(cover)
+    # however narrow, such an interval is flagged (it is not a 95% interval)
+    assert e.wide(0.5)
+    assert "too few for a 95% interval" in stats.wide_note(e, 0.02)
+    assert stats.median_ci([1.0] * 6).level == pytest.approx(1 - 2 / 64)
+
+
+def test_median_interval_covers_as_promised() -> None:
+    """Skewed (exponential) timings: the interval covers the true median in >= 95% of
+    runs, within the binomial noise of 3,000 trials (seeded, deterministic)."""
+    rng = random.Random(7)
+    true_median = math.log(2)
+    trials, hits = 3000, 0
+    for _ in range(trials):
+        e = stats.median_ci([rng.expovariate(1.0) for _ in range(20)])
+        hits += e.low <= true_median <= e.high
+    cover = stats.median_ci_ranks(20).coverage  # 0.9586
+    assert hits / trials >= cover - 3 * math.sqrt(cover * (1 - cover) / trials)
+
+
+def test_t_quantiles_and_mean_interval() -> None:
+    assert stats.t_quantile(0.975, 1) == pytest.approx(12.7062, abs=1e-4)
+    assert stats.t_quantile(0.975, 4) == pytest.approx(2.7764, abs=1e-4)
+    assert stats.t_quantile(0.975, 29) == pytest.approx(2.0452, abs=1e-4)
+    e = stats.mean_ci([1, 2, 3, 4, 5])
+    half = 2.776445 * math.sqrt(2.5) / math.sqrt(5)
+    assert (e.value, e.low, e.high) == pytest.approx(
+        (3.0, 3 - half, 3 + half), rel=1e-5
+    )
+    assert stats.mean_ci([2.0]).level == 0.0
+
+
+def test_summarize_columns_and_spread() -> None:
+    xs = [3.0, 1.0, 2.0, 5.0, 4.0, 9.0, 7.0]
+    s = stats.summarize(xs)
+    ser = pd.Series(xs)
+    assert s["t_total_median"] == 4.0
+    assert (s["t_total_ci_low"], s["t_total_ci_high"]) == (1.0, 9.0)  # n = 7: k = 1
+    assert s["t_total_ci_level"] == pytest.approx(1 - 2 / 128)
+    assert s["t_total_rel_hw"] == pytest.approx((9 - 1) / 2 / 4)
+    assert s["t_total_q1"] == ser.quantile(0.25) and s["t_total_q3"] == ser.quantile(
+        0.75
+    )
+    assert s["t_total_std"] == pytest.approx(ser.std())
+    assert s["t_total_n"] == 7
+
+
+def test_ratio_interval_by_interval_division() -> None:
+    ts = stats.Estimate(10.0, 9.0, 11.0, 0.95, 20)
+    tp = stats.Estimate(5.0, 4.0, 6.0, 0.95, 20)
+    r = stats.ratio(ts, tp)
+    assert (r.value, r.low, r.high) == pytest.approx((2.0, 1.5, 2.75))
+    assert r.level == pytest.approx(0.9025)
+    e = stats.ratio(ts, tp, scale=2.0)  # efficiency = speedup / P
+    assert (e.value, e.low, e.high) == pytest.approx((1.0, 0.75, 1.375))
+    assert stats.ratio(ts, stats.Estimate(0.0, 0.0, 0.0, 0.95, 20)) is None
+
+
+def _pt(backend: str, **kw) -> Point:
+    pid = f"{backend}-1MiB-r{kw.get('ranks', 1)}"
+    return Point(
+        backend,
+        "ttable",
+        "ctr",
+        "encrypt",
+        "aes-128-ctr",
+        1 << 20,
+        "1MiB",
+        "1MiB",
+        None,
+        id=pid,
+        **kw,
+    )
+
+
+def _speedup_table(seq: list[float], mpi1: list[float], target: float = 0.02):
+    seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
+    rows = []
+    for p, xs in ((seq_p, seq), (mpi_p, mpi1)):
+        rows.append(
+            {"point": p.id, "status": "ok", "n": len(xs), **stats.summarize(xs)}
+        )
+    cfg = {"baseline": {"backend": "seq"}, "precision": {"target": target}}
+    ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
+    return tables.build_speedup(ctx), tables.build_time(ctx)
+
+
+def test_noisy_one_rank_speedup_is_flagged() -> None:
+    """The default campaign on a busy 2-core machine once showed mpi (1 rank) 1.36x
+    faster than seq: with 5 noisy repetitions each, that cell must carry its interval
+    and be flagged, not printed as a plain speedup."""
+    rng = random.Random(3)
+    seq = [0.136 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
+    mpi1 = [0.100 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
+    sp, tt = _speedup_table(seq, mpi1)
+    key = ("mpi (1 rank)", "1MiB")
+    lo, hi = sp.intervals[key]
+    assert lo < sp.value(*key) < hi
+    assert key in sp.notes and "too few for a 95% interval" in sp.notes[key]
+    assert ("seq", "1MiB") in tt.notes and "±" in tt.notes[("seq", "1MiB")]
+    md = tables.render_markdown(sp)
+    fmt = render.table_format(sp)
+    assert f"[{fmt(lo)}..{fmt(hi)}]" in md
+
+
+def test_wide_interval_flagged_even_with_many_reps() -> None:
+    rng = random.Random(4)
+    seq = [0.136 * (1 + rng.uniform(0, 0.5)) for _ in range(200)]
+    mpi1 = [0.136 * (1 + rng.uniform(0, 0.02)) for _ in range(200)]
+    sp, _ = _speedup_table(seq, mpi1, target=0.02)
+    note = sp.notes[("mpi (1 rank)", "1MiB")]
+    assert "target ±2%" in note
+
+
+def test_tight_equal_kernels_are_not_flagged_and_cover_one() -> None:
+    """Same kernel, enough quiet repetitions: speedup ~1, interval holds 1, no flag."""
+    rng = random.Random(5)
+    seq = [0.1 * (1 + rng.gauss(0, 0.01)) for _ in range(101)]
+    mpi1 = [0.1 * (1 + rng.gauss(0, 0.01)) for _ in range(101)]
+    sp, tt = _speedup_table(seq, mpi1)
+    key = ("mpi (1 rank)", "1MiB")
+    lo, hi = sp.intervals[key]
+    assert lo <= 1.0 <= hi
+    assert key not in sp.notes and ("seq", "1MiB") not in tt.notes
+
+
+def test_mean_statistic_is_used_when_chosen() -> None:
+    row = {
+        "point": "x",
+        "status": "ok",
+        **stats.summarize([1.0, 1.0, 1.0, 1.0, 6.0, 1.0]),
+    }
+    assert stats.row_estimate(row, "median").value == 1.0
+    assert stats.row_estimate(row, "mean").value == pytest.approx(11 / 6)
+    assert stats.statistic_of({"statistic": "mean"}) == "mean"
+    assert stats.target_of({}) == stats.DEFAULT_TARGET
+
+
+def test_plots_draw_intervals_and_hollow_wide_points() -> None:
+    from ciphersweep import plots
+
+    rng = random.Random(3)
+    seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
+    noisy = [rng.uniform(1, 2) for _ in range(5)]  # 5 reps: flagged
+    tight = [1.0 + 1e-4 * i for i in range(11)]  # +-0.03%: not flagged
+    rows = [
+        {"point": seq_p.id, "status": "ok", **stats.summarize(tight)},
+        {"point": mpi_p.id, "status": "ok", **stats.summarize(noisy)},
+    ]
+    cfg = {"baseline": {"backend": "seq"}}
+    ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
+
+    def hollow_x(ax) -> list:
+        return [
+            list(ln.get_xdata())
+            for ln in ax.get_lines()
+            if ln.get_markerfacecolor() == "white"
+        ]
+
+    fig = plots.plot_time(ctx)
+    assert hollow_x(fig.axes[0]) == [[1 << 20]]  # the mpi point only
+    assert any("hollow" in t.get_text() for t in fig.texts)
+    assert hollow_x(plots.plot_throughput(ctx).axes[0]) == [[0]]
+    assert hollow_x(plots.plot_speedup(ctx).axes[0]) == [[1]]  # its speedup too
+    ((_pt_mpi, s, (lo, hi), _, wide),) = plots.speedup_points(ctx)["mpi"]
+    assert wide and lo < s < hi
+    same = [{**rows[0], "point": p.id} for p in (seq_p, mpi_p)]
+    ctx_ok = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(same))
+    assert hollow_x(plots.plot_time(ctx_ok).axes[0]) == []
+
+
+def test_c_calibration_uses_the_same_ranks() -> None:
+    """kernels/src/median_ci.c (the kernels' calibration) and this module agree on the
+    order-statistic ranks and their coverage, exact and log-space ranges alike."""
+    import subprocess
+
+    from support import KERNELS
+
+    prog = KERNELS / "tests" / "test_median_ci"
+    if not prog.exists():
+        pytest.fail(
+            f"kernels not built (scripts/build-kernels.sh build/kernels): {prog}"
+        )
+    for a, b in ((1, 400), (1990, 2010), (99_990, 100_000)):
+        out = subprocess.run(
+            [str(prog), "--ranks", str(a), str(b)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        ).stdout.split("\n")
+        for line in filter(None, out):
+            n, lo, hi, cover = line.split()
+            r = stats.median_ci_ranks(int(n))
+            assert (r.low, r.high) == (int(lo), int(hi)), line
+            assert r.coverage == pytest.approx(float(cover), abs=1e-9), line
+
+
+def _calibrate(target, lo, hi, max_s, spread, dt):
+    rng = random.Random(42)
+    c = stats.Calibration(target, lo, hi, max_s)
+    elapsed = 0.0
+    while True:
+        elapsed += dt
+        if c.add(1.0 + spread * rng.random(), elapsed):
+            return c
+
+
+def test_python_calibration_stops_like_the_kernels() -> None:
+    c = _calibrate(None, 7, 1000, 0, 0.5, 0.01)
+    assert len(c.times) == 7 and c.fields()["stop_reason"] == "fixed"
+    c = _calibrate(0.02, 5, 100_000, 0, 0.2, 0.0)
+    f = c.fields()
+    assert f["stop_reason"] == "target" and f["ci_rel_hw"] <= 0.02
+    assert f["ci_level"] >= 0.95 and 20 < f["reps_run"] < 5000
+    assert _calibrate(0.001, 5, 50, 0, 0.5, 0.0).fields()["reps_run"] == 50
+    c = _calibrate(0.001, 5, 100_000, 1.0, 0.5, 0.125)
+    assert (len(c.times), c.stop) == (8, "max_seconds")
+    c = _calibrate(0.5, 3, 100, 0, 0.0, 0.0)  # identical times: 6 needed for 95%
+    assert (len(c.times), c.stop) == (6, "target")

@@ -1,0 +1,409 @@
+"""The one place for the statistics of a campaign.
+
+Every timing cell is an estimate with an interval:
+
+* **median** with a distribution-free confidence interval from order statistics: the
+  number of repetitions below the true median is Binomial(n, 1/2), so
+  ``[x_(k), x_(n-k+1)]`` (1-based order statistics) covers the median with probability
+  ``1 - 2 P(B <= k-1)``; ``k`` is the largest rank whose coverage is still >= 95%.
+  With fewer than 6 repetitions no such ``k`` exists: the interval is then min..max and
+  its actual coverage ``1 - 2^(1-n)`` (93.8% for 5 repetitions, 0 for 1) is reported
+  with it, and the cell is flagged.
+* **mean** (``statistic: mean``) with Student's t interval ``mean +- t(0.975, n-1) s/sqrt(n)``.
+* **spread**: min, max, quartiles, standard deviation.
+* **ratios** (speedup Ts/Tp, efficiency Ts/(P Tp)) get an interval by conservative
+  interval division ``[Ts_lo / Tp_hi, Ts_hi / Tp_lo]``: it holds the true ratio whenever
+  both time intervals hold their true values, so its coverage is at least
+  ``c_s * c_p`` for independent runs (>= 90% for two 95% intervals) and in practice
+  more, since both intervals rarely miss in the direction that matters.
+
+A cell is *wide* (flagged in tables and plots) when the relative half-width of its
+interval, ``(high - low) / 2 / estimate``, exceeds the campaign's precision target, or
+when there are too few repetitions for a 95% interval. A ratio cell is flagged when
+either of its two times is.
+
+The kernel runner repeats a point until its interval is tight enough
+(``kernels/src/median_ci.c`` applies the same rule; a test compares the two).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+CONFIDENCE = 0.95
+# Target relative half-width used for flagging when a campaign has no precision block.
+DEFAULT_TARGET = 0.02
+STATISTICS = ("median", "mean")
+# n at and below which the binomial tail is summed exactly in integers
+_EXACT_N = 2000
+
+
+# ------------------------------------------------------------------ binomial ranks
+
+
+def binom_half_cdf(k: int, n: int) -> float:
+    """P(B <= k) for B ~ Binomial(n, 1/2)."""
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    if n <= _EXACT_N:
+        c, total = 1, 1
+        for i in range(k):
+            c = c * (n - i) // (i + 1)
+            total += c
+        return total / 2**n
+    return _log_half_cdf(k, n)
+
+
+def _log_half_cdf(k: int, n: int) -> float:
+    """P(B <= k) summed in log space (large n; the same sum as kernels/src/median_ci.c)."""
+    ln2n = n * math.log(2.0)
+    lfn = math.lgamma(n + 1.0)
+    acc = 0.0
+    for i in range(k, -1, -1):  # largest term first; the rest fall off geometrically
+        term = math.exp(lfn - math.lgamma(i + 1.0) - math.lgamma(n - i + 1.0) - ln2n)
+        acc += term
+        if term < acc * 1e-17:
+            break
+    return acc
+
+
+@dataclass(frozen=True)
+class Ranks:
+    """1-based ranks of the order statistics bounding the median, and the coverage."""
+
+    low: int
+    high: int
+    coverage: float
+
+    @property
+    def enough(self) -> bool:
+        """True when the coverage reaches the confidence asked for."""
+        return self.coverage >= CONFIDENCE - 1e-12
+
+
+def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
+    """Ranks ``(k, n-k+1)`` of the distribution-free interval of the median.
+
+    ``k`` is the largest rank with ``1 - 2 P(B <= k-1) >= confidence``; when even k = 1
+    falls short (n < 6 for 95%) the interval is min..max with its actual coverage.
+    """
+    if n < 1:
+        raise ValueError("no repetitions")
+    alpha = 1.0 - confidence
+    # start from the normal approximation and step to the exact boundary
+    k = max(1, math.floor(n / 2 - 0.5 * math.sqrt(n) * _z(confidence)))
+    while k > 1 and 2 * binom_half_cdf(k - 1, n) > alpha:
+        k -= 1
+    while k + 1 <= (n + 1) // 2 and 2 * binom_half_cdf(k, n) <= alpha:
+        k += 1
+    return Ranks(k, n - k + 1, 1.0 - 2 * binom_half_cdf(k - 1, n))
+
+
+def _z(confidence: float) -> float:
+    """Two-sided standard normal quantile (bisection on erf; only a starting point)."""
+    lo, hi = 0.0, 10.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if math.erf(mid / math.sqrt(2)) < confidence:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+# ------------------------------------------------------------------ Student's t
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the incomplete beta function (Lentz)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        for num in (
+            m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)),
+        ):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularised incomplete beta I_x(a, b)."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    lbt = (
+        math.lgamma(a + b)
+        - math.lgamma(a)
+        - math.lgamma(b)
+        + a * math.log(x)
+        + b * math.log(1 - x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lbt) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(lbt) * _betacf(b, a, 1 - x) / b
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Quantile of Student's t distribution with ``df`` degrees of freedom (p > 0.5)."""
+    lo, hi = 0.0, 1e3
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        tail = 0.5 * _betainc(df / 2, 0.5, df / (df + mid * mid))  # P(T > mid)
+        if 1 - tail < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+# ------------------------------------------------------------------ one sample
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """An estimate with its interval; ``level`` is the interval's actual coverage."""
+
+    value: float
+    low: float
+    high: float
+    level: float
+    n: int
+
+    @property
+    def rel_half_width(self) -> float:
+        if self.value <= 0 or not math.isfinite(self.high - self.low):
+            return math.inf
+        return (self.high - self.low) / 2 / self.value
+
+    def wide(self, target: float) -> bool:
+        """Wider than ``target`` (relative half-width), or below 95% coverage."""
+        return self.level < CONFIDENCE - 1e-12 or self.rel_half_width > target
+
+
+def median_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """Median with its order-statistic interval."""
+    xs = sorted(float(v) for v in values)
+    n = len(xs)
+    r = median_ci_ranks(n, confidence)
+    med = xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    return Estimate(med, xs[r.low - 1], xs[r.high - 1], r.coverage, n)
+
+
+def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate:
+    """Mean with Student's t interval (one repetition: no interval, coverage 0)."""
+    xs = [float(v) for v in values]
+    n = len(xs)
+    if n < 1:
+        raise ValueError("no repetitions")
+    m = math.fsum(xs) / n
+    if n == 1:
+        return Estimate(m, m, m, 0.0, 1)
+    sd = math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (n - 1))
+    h = t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    return Estimate(m, m - h, m + h, confidence, n)
+
+
+def _quantile(xs: Sequence[float], q: float) -> float:
+    """Linear-interpolation quantile of sorted values (pandas' default)."""
+    pos = (len(xs) - 1) * q
+    i = math.floor(pos)
+    j = min(i + 1, len(xs) - 1)
+    return xs[i] + (xs[j] - xs[i]) * (pos - i)
+
+
+def summarize(values: Sequence[float], prefix: str = "t_total") -> dict[str, Any]:
+    """The summary.csv columns of one timing: median and its interval, mean and its
+    interval, spread, n."""
+    xs = sorted(float(v) for v in values if v is not None and math.isfinite(float(v)))
+    if not xs:
+        return {}
+    med = median_ci(xs)
+    mean = mean_ci(xs)
+    n = len(xs)
+    sd = (
+        math.sqrt(math.fsum((x - mean.value) ** 2 for x in xs) / (n - 1))
+        if n > 1
+        else 0.0
+    )
+    return {
+        f"{prefix}_median": med.value,
+        f"{prefix}_ci_low": med.low,
+        f"{prefix}_ci_high": med.high,
+        f"{prefix}_ci_level": med.level,
+        f"{prefix}_rel_hw": med.rel_half_width,
+        f"{prefix}_min": xs[0],
+        f"{prefix}_max": xs[-1],
+        f"{prefix}_q1": _quantile(xs, 0.25),
+        f"{prefix}_q3": _quantile(xs, 0.75),
+        f"{prefix}_mean": mean.value,
+        f"{prefix}_mean_ci_low": mean.low,
+        f"{prefix}_mean_ci_high": mean.high,
+        f"{prefix}_mean_ci_level": mean.level,
+        f"{prefix}_mean_rel_hw": mean.rel_half_width,
+        f"{prefix}_std": sd,
+        f"{prefix}_n": n,
+    }
+
+
+# ------------------------------------------------------------------ from a summary row
+
+
+def _num(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def row_estimate(
+    row: Mapping[str, Any], statistic: str = "median", prefix: str = "t_total"
+) -> Estimate | None:
+    """The chosen statistic of a summary.csv row with its interval (None: no value)."""
+    if statistic == "mean":
+        keys = ("mean", "mean_ci_low", "mean_ci_high", "mean_ci_level")
+    else:
+        keys = ("median", "ci_low", "ci_high", "ci_level")
+    vals = [_num(row.get(f"{prefix}_{k}")) for k in keys]
+    if vals[0] is None:
+        return None
+    value = vals[0]
+    low = vals[1] if vals[1] is not None else value
+    high = vals[2] if vals[2] is not None else value
+    level = vals[3] if vals[3] is not None else 0.0
+    n = _num(row.get(f"{prefix}_n")) or _num(row.get("n")) or 0
+    return Estimate(value, low, high, level, int(n))
+
+
+def ratio(num: Estimate, den: Estimate, scale: float = 1.0) -> Estimate | None:
+    """``num / (scale * den)`` with the conservative interval-division interval."""
+    if den.value <= 0 or scale <= 0:
+        return None
+    value = num.value / den.value / scale
+    high = num.high / den.low / scale if den.low > 0 else math.inf
+    low = num.low / den.high / scale if den.high > 0 else 0.0
+    return Estimate(value, low, high, num.level * den.level, min(num.n, den.n))
+
+
+def ratio_wide(num: Estimate, den: Estimate, target: float) -> bool:
+    """A ratio cell is flagged when either of its two times is."""
+    return num.wide(target) or den.wide(target)
+
+
+# ------------------------------------------------------------------ configuration
+
+
+def target_of(cfg: Mapping[str, Any]) -> float:
+    """The relative half-width cells are held to (precision.target, else the default)."""
+    prec = cfg.get("precision") or {}
+    t = prec.get("target")
+    return float(t) if t is not None else DEFAULT_TARGET
+
+
+def statistic_of(cfg: Mapping[str, Any]) -> str:
+    s = cfg.get("statistic") or "median"
+    return s if s in STATISTICS else "median"
+
+
+def wide_note(e: Estimate, target: float, statistic: str = "median") -> str:
+    """Footnote of a flagged time cell, e.g. ``+-3.4% (95% CI of the median, 7 reps;
+    target +-2%)``."""
+    if e.level < CONFIDENCE - 1e-12:
+        return (
+            f"±{100 * e.rel_half_width:.1f}% ({statistic} of {e.n} "
+            f"rep{'s' if e.n != 1 else ''}: too few for a 95% interval; min..max "
+            f"covers {100 * e.level:.1f}%)"
+        )
+    return (
+        f"±{100 * e.rel_half_width:.1f}% (95% CI of the {statistic}, {e.n} reps; "
+        f"wider than the ±{100 * target:g}% target)"
+    )
+
+
+def ratio_note(num: Estimate, den: Estimate, r: Estimate, target: float) -> str:
+    """Footnote of a flagged speedup/efficiency cell."""
+    few = min(num.n, den.n)
+    if min(num.level, den.level) < CONFIDENCE - 1e-12:
+        why = f"a time behind it has {few} rep{'s' if few != 1 else ''}, too few for a 95% interval"
+    else:
+        worst = max(num.rel_half_width, den.rel_half_width)
+        why = f"a time behind it is ±{100 * worst:.1f}% (target ±{100 * target:g}%)"
+    return f"interval {r.low:.3g}..{r.high:.3g}: {why}"
+
+
+# ------------------------------------------------------------------ calibration
+
+
+class Calibration:
+    """Repetitions until the median's interval is within ``target`` (the Python
+    kernels' counterpart of ``kernels/src/median_ci.c``: same rule, same schedule).
+
+    After at least ``min_reps`` repetitions, stop when the 95% interval's relative
+    half-width is within ``target``, or at ``max_reps``, or once ``max_seconds`` of
+    timed repetitions have passed. Without a target the count is ``min_reps``."""
+
+    def __init__(
+        self,
+        target: float | None,
+        min_reps: int,
+        max_reps: int = 1000,
+        max_seconds: float = 10.0,
+    ) -> None:
+        self.target = target if target and target > 0 else None
+        self.min_reps = max(1, min_reps)
+        self.max_reps = max(self.min_reps, max_reps) if self.target else self.min_reps
+        self.max_seconds = max_seconds
+        self.times: list[float] = []
+        self.next_check = self.min_reps
+        self.stop: str | None = None
+
+    def add(self, t_total: float, elapsed: float) -> bool:
+        """Add one repetition's time; True when the repetitions should stop."""
+        self.times.append(t_total)
+        n = len(self.times)
+        if n < self.min_reps:
+            return False
+        if self.target is None:
+            self.stop = "fixed"
+            return True
+        out_of_reps = n >= self.max_reps
+        out_of_time = self.max_seconds > 0 and elapsed >= self.max_seconds
+        if n >= self.next_check or out_of_reps or out_of_time:
+            self.next_check = n + max(1, n // 16)
+            e = median_ci(self.times)
+            if not e.wide(self.target):
+                self.stop = "target"
+                return True
+        if out_of_reps:
+            self.stop = "max_reps"
+        elif out_of_time:
+            self.stop = "max_seconds"
+        return self.stop is not None
+
+    def fields(self) -> dict[str, Any]:
+        """The record fields every repetition of the point gets (as the C kernels)."""
+        e = median_ci(self.times)
+        hw = e.rel_half_width
+        return {
+            "reps_run": len(self.times),
+            "stop_reason": self.stop or "fixed",
+            "ci_rel_hw": hw if math.isfinite(hw) else None,
+            "ci_level": e.level,
+            "target_ci": self.target,
+        }
