@@ -429,6 +429,8 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
                 ["backends", name],
                 f"runs natively only (allowed with platform.container.runtime: none, not {runtime})",
             )
+
+
 def _check_aead(seq: dict[str, Any] | None) -> None:
     """backends.seq.aead: each cipher's impls are its own; seq runs something."""
     if seq is None:
