@@ -79,6 +79,18 @@ int cs_aes_impl_disabled(const char *name);
 /* Modes (aes_modes.c). */
 /* counter + blocks, 128-bit big-endian with carry across all 16 bytes (mod 2^128). */
 void cs_ctr_add(const uint8_t ctr[16], uint64_t blocks, uint8_t out[16]);
+/* The counter block as native integers: (hi, lo) = its two big-endian halves. */
+static inline uint64_t cs_load_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return v;
+}
+/* n consecutive counter blocks from (hi, lo), each with its own carry into hi (mod
+ * 2^128), as 16-byte big-endian blocks into out (for the batches of the vector impls
+ * in which the low 64 bits wrap). */
+void cs_ctr_blocks(uint64_t hi, uint64_t lo, size_t n, uint8_t *out);
 /* Length of the PKCS#7-padded message: a full block is added when n % 16 == 0. */
 size_t cs_pkcs7_padded_len(size_t n);
 /* Check the PKCS#7 padding of a decrypted buffer (n a positive multiple of 16).

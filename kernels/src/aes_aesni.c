@@ -117,15 +117,6 @@ TGT static inline __m128i ctr_block(uint64_t hi, uint64_t lo)
     return _mm_shuffle_epi8(_mm_set_epi64x((long long)hi, (long long)lo), bswap);
 }
 
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-
 /* Whole batches of NB blocks; counters kept as vectors in native (lo, hi) order and
  * advanced with one 64-bit add each (the caller guarantees the low half cannot wrap
  * inside the batches it asks for), then byte-swapped to the big-endian block. */
@@ -188,7 +179,7 @@ TGT static void ni_ctr(const cs_aes_key *k, const uint8_t ctr[16], const uint8_t
 {
     __m128i rk[CS_AES_MAX_ROUNDS + 1];
     load_keys(k->rk, k->nr, rk);
-    uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    uint64_t hi = cs_load_be64(ctr), lo = cs_load_be64(ctr + 8);
     while (nbytes >= 16 * NB) {
         size_t batches = nbytes / (16 * NB);
         /* batches whose NB counters all stay below the wrap of the low 64 bits */

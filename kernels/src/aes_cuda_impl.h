@@ -46,6 +46,20 @@ typedef struct {
                    const cs_cuda_work *w);
 } cs_cuda_impl;
 
+/* The round-key words a T-table kernel uses (the decryption schedule for ECB
+ * decryption) and the IV as four big-endian words (aes_block_gpu.h's layout). */
+static inline void cs_cuda_key_words(const cs_aes_key *k, int kind, const uint8_t iv[16],
+                                     uint32_t *w, uint32_t ivw[4])
+{
+    const uint8_t *sched = kind == CS_K_ECB_DEC ? k->drk : k->rk;
+    for (int i = 0; i < 4 * (k->nr + 1); i++)
+        w[i] = ((uint32_t)sched[4 * i] << 24) | ((uint32_t)sched[4 * i + 1] << 16) |
+               ((uint32_t)sched[4 * i + 2] << 8) | sched[4 * i + 3];
+    for (int i = 0; i < 4; i++)
+        ivw[i] = ((uint32_t)iv[4 * i] << 24) | ((uint32_t)iv[4 * i + 1] << 16) |
+                 ((uint32_t)iv[4 * i + 2] << 8) | iv[4 * i + 3];
+}
+
 extern const cs_cuda_impl cs_cuda_impl_lanes;
 extern const cs_cuda_impl cs_cuda_impl_ttable;
 extern const cs_cuda_impl cs_cuda_impl_ref;

@@ -81,8 +81,7 @@ static cudaError_t lanes_set_key(const cs_aes_key *k, int kind, const uint8_t iv
                                  cudaStream_t st)
 {
     uint32_t w[4 * (CS_AES_MAX_ROUNDS + 1)], ivw[4];
-    cs_gpu_round_key_words(kind == CS_K_ECB_DEC ? k->drk : k->rk, k->nr, w);
-    for (int i = 0; i < 4; i++) ivw[i] = cs_gpu_load_be32(iv + 4 * i);
+    cs_cuda_key_words(k, kind, iv, w, ivw);
     cudaError_t e = cudaMemcpyToSymbolAsync(c_rk, w, sizeof(uint32_t) * 4 * (k->nr + 1), 0,
                                             cudaMemcpyHostToDevice, st);
     return e == cudaSuccess

@@ -19,6 +19,23 @@ void cs_ctr_add(const uint8_t ctr[16], uint64_t blocks, uint8_t out[16])
     }
 }
 
+static void store_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--) {
+        p[i] = (uint8_t)v;
+        v >>= 8;
+    }
+}
+
+void cs_ctr_blocks(uint64_t hi, uint64_t lo, size_t n, uint8_t *out)
+{
+    for (size_t j = 0; j < n; j++) {
+        const uint64_t l = lo + (uint64_t)j;
+        store_be64(out + 16 * j, hi + (l < lo));
+        store_be64(out + 16 * j + 8, l);
+    }
+}
+
 static void ctr_inc(uint8_t c[16])
 {
     for (int i = 15; i >= 0; i--)

@@ -98,31 +98,10 @@ static void vaes_ecb_decrypt(const cs_aes_key *k, const uint8_t *in, uint8_t *ou
     vaes_ecb(k->drk, k->nr, 1, in, out, n);
 }
 
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
-    return v;
-}
-
-static inline void store_be64(uint8_t *p, uint64_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        p[i] = (uint8_t)v;
-        v >>= 8;
-    }
-}
-
-/* The BATCH counter blocks starting at (hi, lo), each with its own carry. */
 TGT static void counters_slow(uint64_t hi, uint64_t lo, __m512i v[NV])
 {
     uint8_t buf[16 * BATCH];
-    for (int j = 0; j < BATCH; j++) {
-        const uint64_t l = lo + (uint64_t)j;
-        store_be64(buf + 16 * j, hi + (l < lo));
-        store_be64(buf + 16 * j + 8, l);
-    }
+    cs_ctr_blocks(hi, lo, BATCH, buf);
     for (int j = 0; j < NV; j++)
         v[j] = _mm512_loadu_si512((const void *)(buf + 64 * j));
 }
@@ -138,7 +117,7 @@ TGT static void vaes_ctr(const cs_aes_key *k, const uint8_t ctr[16], const uint8
         _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     for (int j = 0; j < NV; j++)
         inc[j] = _mm512_set_epi64(0, 4 * j + 3, 0, 4 * j + 2, 0, 4 * j + 1, 0, 4 * j);
-    uint64_t hi = load_be64(ctr), lo = load_be64(ctr + 8);
+    uint64_t hi = cs_load_be64(ctr), lo = cs_load_be64(ctr + 8);
     while (nbytes > 0) {
         if (lo <= UINT64_MAX - (BATCH - 1)) {
             const __m512i base = _mm512_broadcast_i32x4(_mm_set_epi64x((long long)hi, (long long)lo));
