@@ -281,3 +281,40 @@ def test_python_calibration_stops_like_the_kernels() -> None:
     assert (len(c.times), c.stop) == (8, "max_seconds")
     c = _calibrate(0.5, 3, 100, 0, 0.0, 0.0)  # identical times: 6 needed for 95%
     assert (len(c.times), c.stop) == (6, "target")
+
+
+def test_layout_tables_flag_wide_cells_too() -> None:
+    from ciphersweep import layouts
+
+    seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=2)
+    rng = random.Random(9)
+    rows = [
+        {"point": seq_p.id, "status": "ok", **stats.summarize([2.0] * 11)},
+        {
+            "point": mpi_p.id,
+            "status": "ok",
+            **stats.summarize([rng.uniform(0.5, 1.5) for _ in range(11)]),
+        },
+    ]
+    cfg = {
+        "baseline": {"backend": "seq"},
+        "tables": [
+            {"name": "lt", "value": "t_total", "unit": "ms", "rows": ["backend"]},
+            {"name": "ls", "value": "speedup", "rows": ["backend"]},
+        ],
+    }
+    ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
+    built = {t.name: t for t in layouts.build(ctx)}
+    lt, ls = built["lt"], built["ls"]
+    assert ("seq", "1MiB") not in lt.notes  # 11 equal reps: tight
+    assert "wider than the ±2% target" in lt.notes[("mpi", "1MiB")]
+    lo, hi = lt.intervals[("mpi", "1MiB")]
+    assert lo < lt.value("mpi", "1MiB") < hi  # in ms, like the cell
+    assert "target ±2%" in ls.notes[("mpi", "1MiB")]
+    # a summary without intervals (written before they existed) is not flagged
+    old = tables.Context(
+        cfg,
+        [seq_p],
+        pd.DataFrame([{"point": seq_p.id, "status": "ok", "t_total_median": 1.0}]),
+    )
+    assert tables.build_time(old).notes == {}

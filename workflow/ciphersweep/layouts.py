@@ -228,17 +228,63 @@ def quantity(
         if brow is None or brow.get("status") != "ok":
             return (tables.NA, f"baseline {b} failed")
         s = tables.speedup(_stat(brow, time, statistic), _stat(row, time, statistic))
-        return s if value == "speedup" else tables.efficiency(s, p.p)
+        v = s if value == "speedup" else tables.efficiency(s, p.p)
+        scale = 1.0 if value == "speedup" else float(p.p or 1)
+        return _flag_ratio(ctx, brow, row, time, statistic, scale, v)
     if value == "throughput":
         t = _stat(row, time, statistic)
         if t is None or t <= 0:
             return None
-        return p.size_bytes / t / RATE_UNITS[unit]
+        return _flag_time(
+            ctx, row, time, statistic, p.size_bytes / t / RATE_UNITS[unit]
+        )
+    if value == time == "t_total":
+        v = _stat(row, value, statistic)
+        if v is not None:
+            return _flag_time(ctx, row, time, statistic, v * TIME_UNITS[unit])
     v = _stat(row, value, statistic)
     if v is None:
         col = f"{value}_{statistic}"
         return (tables.NA, f"{col} not recorded")
     return v * TIME_UNITS[unit] if value in TIMES_ALL else v
+
+
+def _flag_time(
+    ctx: Context, row: dict[str, Any], time: str, statistic: str, v: float
+) -> Any:
+    """A cell from a point's t_total, footnoted when its 95% interval is wider than the
+    precision target (ciphersweep.stats); other times have no interval."""
+    from . import stats, tables
+
+    e = stats.row_estimate(row, statistic, time) if time == "t_total" else None
+    if e is None or e.value <= 0 or not e.wide(ctx.target):
+        return v
+    k = v / e.value  # the cell's unit (or 1/t for a throughput)
+    lo, hi = sorted((k * e.low, k * e.high)) if k > 0 else (v, v)
+    return tables.Measured(v, lo, hi, stats.wide_note(e, ctx.target, statistic))
+
+
+def _flag_ratio(
+    ctx: Context,
+    brow: dict[str, Any],
+    row: dict[str, Any],
+    time: str,
+    statistic: str,
+    scale: float,
+    v: float | None,
+) -> Any:
+    """A speedup/efficiency cell with its interval from both times, footnoted when
+    either time is wider than the precision target."""
+    from . import stats, tables
+
+    num = stats.row_estimate(brow, statistic, time) if time == "t_total" else None
+    den = stats.row_estimate(row, statistic, time) if time == "t_total" else None
+    if v is None or num is None or den is None:
+        return v
+    q = stats.ratio(num, den, scale)
+    if q is None or not stats.ratio_wide(num, den, ctx.target):
+        return v
+    return tables.Measured(v, q.low, q.high, stats.ratio_note(num, den, q, ctx.target))
 
 
 def _stat(row: dict[str, Any], col: str, statistic: str) -> float | None:
@@ -331,8 +377,12 @@ def _mean(vals: list[Any]) -> Any:
             return v if isinstance(v, tuple) else (tables.NA, "a member has no value")
     if all(isinstance(v, str) for v in vals):
         return vals[0] if len(set(vals)) == 1 else (tables.NA, "members differ")
-    nums = [float(v) for v in vals]
-    return (sum(nums) / len(nums), f"mean over {len(nums)} inputs")
+    nums = [float(v.value if isinstance(v, tables.Measured) else v) for v in vals]
+    wide = sum(isinstance(v, tables.Measured) and bool(v.note) for v in vals)
+    note = f"mean over {len(nums)} inputs" + (
+        f"; {wide} of them wider than the precision target" if wide else ""
+    )
+    return (sum(nums) / len(nums), note)
 
 
 class _Cells:
@@ -364,6 +414,9 @@ def _put(t: Table, key: tuple[str, str], v: Any) -> None:
         return
     if isinstance(v, tuple):  # (n/a or failed, why) or (mean, "mean over N inputs")
         t.cells[key], t.notes[key] = v
+    elif isinstance(v, tables.Measured):  # wider than the precision target
+        t.cells[key], t.notes[key] = float(v.value), str(v.note)
+        t.intervals[key] = (v.low, v.high)
     elif v is None or isinstance(v, float) and math.isnan(v):
         t.cells[key] = tables.NA
     else:

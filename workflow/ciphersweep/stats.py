@@ -192,7 +192,10 @@ class Estimate:
         return (self.high - self.low) / 2 / self.value
 
     def wide(self, target: float) -> bool:
-        """Wider than ``target`` (relative half-width), or below 95% coverage."""
+        """Wider than ``target`` (relative half-width), or below 95% coverage; False
+        when the interval is unknown (a summary written without one)."""
+        if math.isnan(self.level):
+            return False
         return self.level < CONFIDENCE - 1e-12 or self.rel_half_width > target
 
 
@@ -284,8 +287,9 @@ def row_estimate(
     if vals[0] is None:
         return None
     value = vals[0]
-    low = vals[1] if vals[1] is not None else value
-    high = vals[2] if vals[2] is not None else value
+    if vals[1] is None or vals[2] is None:  # no interval recorded: unknown, not flagged
+        return Estimate(value, value, value, math.nan, 0)
+    low, high = vals[1], vals[2]
     level = vals[3] if vals[3] is not None else 0.0
     n = _num(row.get(f"{prefix}_n")) or _num(row.get("n")) or 0
     return Estimate(value, low, high, level, int(n))
