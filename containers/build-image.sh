@@ -13,10 +13,14 @@
 #   mmdebstrap  no Apptainer and no registry: `mmdebstrap --variant=minbase` Debian 12
 #               root filesystem with containers/packages.txt included, the recipe's
 #               %files copied in, its %post and %test run inside with bwrap (no network),
-#               then `mksquashfs`. OUT is a SquashFS image for `ch-run IMAGE -- CMD`.
+#               then `mksquashfs`. OUT is a SquashFS image for `ch-run IMAGE -- CMD`;
+#               when OUT ends in .sif, the SquashFS is wrapped into a SIF file with
+#               siftool (containers/sif-wrap.sh: definition file, labels, the SquashFS
+#               as primary system partition), the file Apptainer runs.
 #               Needs root (or CAP_SYS_ADMIN for mmdebstrap's root mode).
-# The default (auto): CIPHERSWEEP_RUNTIME=apptainer -> apptainer, =charliecloud ->
-# mmdebstrap; otherwise apptainer where the command exists, mmdebstrap where not.
+# The default (auto): apptainer where the command exists, mmdebstrap where not (also
+# for CIPHERSWEEP_RUNTIME=apptainer: the log says that the SIF is made without
+# Apptainer); CIPHERSWEEP_RUNTIME=charliecloud -> mmdebstrap.
 #
 # Options (environment variable in brackets):
 #   --builder auto|apptainer|mmdebstrap        [CIPHERSWEEP_IMAGE_BUILDER]  default auto
@@ -88,7 +92,11 @@ fi
 if [ "$builder" = auto ]; then
   # the campaign's container runtime decides where it is set (the workflow passes it)
   case "${CIPHERSWEEP_RUNTIME:-}" in
-    apptainer) builder=apptainer ;;
+    apptainer)
+      if command -v apptainer >/dev/null; then builder=apptainer; else
+        builder=mmdebstrap
+        say "apptainer is not installed: building the image without it (mmdebstrap + mksquashfs) and wrapping it into a SIF with siftool"
+      fi ;;
     charliecloud) builder=mmdebstrap ;;
     *) if command -v apptainer >/dev/null; then builder=apptainer; else builder=mmdebstrap; fi ;;
   esac
@@ -119,10 +127,13 @@ fi
 [ "$builder" = mmdebstrap ] || die "unknown builder '$builder' (auto, apptainer, mmdebstrap)"
 
 # ---------------------------------------------------------------------------------------
-# Registry-free: mmdebstrap + bwrap + mksquashfs.
+# Registry-free: mmdebstrap + bwrap + mksquashfs (+ siftool for a .sif).
 for tool in mmdebstrap bwrap mksquashfs python3; do
   command -v "$tool" >/dev/null || die "$tool is not installed (apt-get install mmdebstrap bubblewrap squashfs-tools python3)"
 done
+case "$out" in
+  *.sif) command -v siftool >/dev/null || die "$(basename "$out"): writing a SIF without Apptainer needs siftool (apt-get install siftool)" ;;
+esac
 [ "$(id -u)" -eq 0 ] || die "the registry-free build runs as root (mmdebstrap root mode, chroot-owned files)"
 
 bootstrap=$(deffile header Bootstrap)
@@ -196,5 +207,13 @@ rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/* "
 say "mksquashfs ($comp)"
 mksquashfs "$rootfs" "$work/image.sqfs" -comp "$comp" -noappend -quiet -no-progress \
   -processors "$(nproc)" >/dev/null
-mv -f "$work/image.sqfs" "$out"
+case "$out" in
+  *.sif)
+    deffile labels >"$work/labels.json"
+    cp "$recipe" "$work/$(basename "$recipe")"
+    say "siftool: SquashFS -> SIF"
+    "$here/sif-wrap.sh" "$work/image.sqfs" "$work/$(basename "$recipe")" "$work/labels.json" "$work/image.sif"
+    mv -f "$work/image.sif" "$out" ;;
+  *) mv -f "$work/image.sqfs" "$out" ;;
+esac
 write_digest
