@@ -214,3 +214,28 @@ def test_omp_threads_pinned_unless_user_says_otherwise(monkeypatch) -> None:
     ln = launch.build(_p("omp", ranks=1, threads=2), plat, ARGS)
     assert ln.env == {"OMP_PROC_BIND": "close"}
     assert launch.build(_p("seq", ranks=1), plat, ARGS).env == {}
+
+
+def test_mpi_network_settings_come_from_the_launch_module(monkeypatch) -> None:
+    """cluster.mpi_network: MPI points get Open MPI's oob/btl interface settings (for
+    both launchers); other points and an empty setting get none; the user's own
+    OMPI_MCA_* settings win."""
+    for k in ("OMPI_MCA_pml", "OMPI_MCA_btl", "OMPI_MCA_btl_tcp_if_include"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.delenv("OMPI_MCA_oob_tcp_if_include", raising=False)
+    monkeypatch.setenv("SLURM_JOB_NODELIST", "node[1-2]")  # no scontrol call for mpirun
+    for launcher in ("srun", "mpirun"):
+        plat = launch.Platform(
+            where="slurm", mpi_launcher=launcher, mpi_network="10.1.2.0/24", cores=8
+        )
+        env = launch.build(_p("mpi", ranks=16), plat, ARGS).env
+        assert env["OMPI_MCA_btl_tcp_if_include"] == "10.1.2.0/24", env
+        assert env["OMPI_MCA_oob_tcp_if_include"] == "10.1.2.0/24", env
+        assert env["OMPI_MCA_btl"] == "self,vader,tcp" and env["OMPI_MCA_pml"] == "ob1"
+        assert launch.build(_p("seq", ranks=1), plat, ARGS).env == {}
+    plat = launch.Platform(where="slurm", mpi_network="", cores=8)
+    assert launch.build(_p("mpi", ranks=16), plat, ARGS).env == {}
+    monkeypatch.setenv("OMPI_MCA_btl", "self,tcp")
+    plat = launch.Platform(where="slurm", mpi_network="eth0", cores=8)
+    env = launch.build(_p("mpi", ranks=16), plat, ARGS).env
+    assert "OMPI_MCA_btl" not in env and env["OMPI_MCA_btl_tcp_if_include"] == "eth0"

@@ -44,6 +44,7 @@ class Platform:
     where: str = "local"  # local | slurm
     mpi_launcher: str = "srun"  # under Slurm: srun | mpirun
     mpirun_args: list[str] = field(default_factory=list)
+    mpi_network: str = ""  # interface or CIDR MPI uses between nodes ("" = Open MPI's choice)
     runtime: str = "none"  # none | apptainer | charliecloud
     image: str | None = None
     binds: list[str] = field(default_factory=list)
@@ -258,6 +259,8 @@ def build(
         env = {**env, **python_env()}
     if host and host[0] == "mpirun" and plat.where == "slurm":
         env = {**slurm_allocation_env(), **env}
+    if host:
+        env = {**mpi_network_env(plat.mpi_network), **env}
     argv = (
         host
         + cont
@@ -266,6 +269,28 @@ def build(
         + list(args)
     )
     return Launch(argv=argv, oversubscribed=oversub, env=env)
+
+
+def mpi_network_env(
+    network: str, environ: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Open MPI settings for ranks on several nodes talking over one TCP network.
+
+    ``network`` (config ``cluster.mpi_network``) is an interface name or a CIDR block:
+    the out-of-band channel (oob) and the byte transfer layer (btl) use only it, ranks
+    on the same node use shared memory (vader), and the pml is ob1, which drives those
+    btls (UCX would look for other devices). Nothing is set for "", and settings
+    already in the user's environment win."""
+    if not network:
+        return {}
+    env = os.environ if environ is None else environ
+    want = {
+        "OMPI_MCA_pml": "ob1",
+        "OMPI_MCA_btl": "self,vader,tcp",
+        "OMPI_MCA_btl_tcp_if_include": network,
+        "OMPI_MCA_oob_tcp_if_include": network,
+    }
+    return {k: v for k, v in want.items() if k not in env}
 
 
 def omp_binding_env(environ: dict[str, str] | None = None) -> dict[str, str]:

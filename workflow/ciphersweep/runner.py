@@ -76,6 +76,7 @@ class RunSpec:
     binds: list[str] = field(default_factory=list)
     mpi_launcher: str = "srun"
     mpirun_args: list[str] = field(default_factory=list)
+    mpi_network: str = ""
     energy: str = "auto"
     timeout_s: int = 600
     git_rev: str | None = None
@@ -234,6 +235,7 @@ def run_point(
             where="slurm" if os.environ.get("SLURM_JOB_ID") else "local",
             mpi_launcher=spec.mpi_launcher,
             mpirun_args=list(spec.mpirun_args),
+            mpi_network=spec.mpi_network,
             runtime=spec.runtime,
             image=spec.image,
             binds=list(spec.binds),

@@ -193,6 +193,7 @@ def run_spec(point, input, output, log):
         binds=list(cont["bind"]),
         mpi_launcher=CFG["cluster"]["mpi_launcher"],
         mpirun_args=list(CFG["cluster"]["mpirun_args"]),
+        mpi_network=CFG["cluster"]["mpi_network"],
         energy=CFG["platform"]["energy"],
         timeout_s=cs_sweep.kernel_timeout(point, CFG["cluster"], CFG["timeout_s"]),
         git_rev=GIT_REV,
