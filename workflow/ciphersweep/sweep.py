@@ -27,7 +27,9 @@ _RATE = {
     "evp": 200e6,
     "pycryptodome": 20e6,
 }
-_START_S = {"command": 0.05, "pycryptodome": 0.3}  # per run / once: process start-up
+# per run / once: process start-up (cuda: NVML update-period detection and the two
+# energy windows of at least 1 s each, see docs/gpu-energy.md)
+_START_S = {"command": 0.05, "pycryptodome": 0.3, "cuda": 4.0}
 # The mode an AEAD's records name (aes-seq writes it): Ascon is its own construction.
 AEAD_MODES = {"ascon-aead128": "aead", "aes-128-gcm": "gcm"}
 _CUDA_RATE = 50e6  # host<->device copies on a slow bus included
