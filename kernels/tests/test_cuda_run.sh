@@ -119,14 +119,18 @@ if command -v openssl >/dev/null; then
   done
 fi
 
-# A corrupted result must fail verification, print no record and exit 1.
-"$bin" --energy none --size 1MiB --inject-fault corrupt >"$tmp/f.out" 2>"$tmp/f.err"
-rc=$?
-if [[ $rc -eq 1 && ! -s $tmp/f.out ]] && grep -q 'verification FAILED: first differing block' "$tmp/f.err"; then
-  ok
-else
-  bad "inject-fault: rc=$rc"; cat "$tmp/f.err" >&2
-fi
+# A corrupted result must fail verification, print no record and exit 1 (serial and
+# overlapped).
+for extra in "--streams 1" "--streams 4 --chunk 64KiB"; do
+  # shellcheck disable=SC2086
+  "$bin" --energy none --size 1MiB $extra --inject-fault corrupt >"$tmp/f.out" 2>"$tmp/f.err"
+  rc=$?
+  if [[ $rc -eq 1 && ! -s $tmp/f.out ]] && grep -q 'verification FAILED: first differing block' "$tmp/f.err"; then
+    ok
+  else
+    bad "inject-fault $extra: rc=$rc"; cat "$tmp/f.err" >&2
+  fi
+done
 
 echo "test_cuda_run: $pass passed, $fail failed"
 [[ $fail -eq 0 ]]
