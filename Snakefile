@@ -24,3 +24,4 @@ rule all:
         table_files(),
         plot_files(),
         REPORT,
+        compare_targets(),

@@ -209,3 +209,56 @@ def test_failed_point_is_marked_and_alone_reruns(tmp_path: Path) -> None:
         p: (res / "raw" / f"{p}.jsonl").stat().st_mtime_ns for p in others
     } == mtimes
     assert pd.read_csv(res / "failures.csv").empty
+
+
+def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> None:
+    """A small, CPU-only pousa2011 (the study's layout, its published numbers and
+    claims): the published table and claims come out; a performance reference that a
+    cell misses fails the run with one line per cell, and keeps every result."""
+    _need_kernels()
+    cfg = yaml.safe_load((ROOT / "config/campaigns/pousa2011.yaml").read_text())
+    del cfg["backends"]["cuda"]
+    cfg.update(
+        campaign="pousa_small",
+        sizes=["1KiB", "512KiB"],
+        reps=3,
+        build={"dir": str(KERNELS)},
+        platform={"energy": "none"},
+        cluster={"cores_per_node": 8, "max_ranks": 8, "gpus_per_node": 0},
+    )
+    cfg["backends"]["mpi"]["ranks"] = [8]
+    cfg["compare"]["references"] = [
+        {"where": {"backend": "seq", "size": "1KiB"}, "value": 1e-9, "unit": "s"}
+    ]
+    cfg["compare"]["on_violation"] = "fail"
+    proc = run_snakemake(tmp_path, cfg, timeout=600)
+    res = tmp_path / "results" / "pousa_small"
+    assert proc.returncode != 0
+    assert (
+        "seq-ref-ecb-enc-1KiB-r1-t1: t_total" in proc.stderr
+        and "is above its reference 1e-09 s" in proc.stderr
+    ), proc.stderr[-3000:]
+    # the study's tables, both ways, and the comparison: all kept
+    time_t = pd.read_csv(res / "tables" / "study_time.csv", index_col=0)
+    assert list(time_t.index) == ["Secuencial", "OMP (8 cores)", "MPI (8 cores)"]
+    comp_t = pd.read_csv(res / "tables" / "study_speedup_compute.csv", index_col=0)
+    assert float(comp_t.loc["MPI (8 cores)", "512KiB"]) > 0
+    pub = pd.read_csv(res / "compare" / "published.csv")
+    seq = pub[(pub.row == "Secuencial (Intel)") & (pub.column == "512KB")].iloc[0]
+    assert seq.measured == pytest.approx(float(time_t.loc["Secuencial", "512KiB"]))
+    assert seq.ratio == pytest.approx(seq.measured / 1.133039)
+    mpi = pub[(pub.row == "MPI (8 cores)") & (pub.source == "Tabla 5.3")]
+    assert set(mpi.measure) == {"speedup", "speedup_compute"}
+    assert (mpi.closest == "closest").sum() == 2  # one per size
+    cuda = pub[pub.row == "CUDA"]
+    assert cuda.measured.isna().all()
+    assert (cuda.note == "not measured by this campaign").all()
+    claims = pd.read_csv(res / "compare" / "claims.csv").set_index("id")
+    assert claims.loc["cuda-507-total", "verdict"] == "the paper contradicts itself"
+    assert claims.loc["speedup-is-ts-over-tp-mpi32", "verdict"] == "consistent"
+    assert claims.loc["omp-mpi8-similar", "verdict"] in ("holds", "does not hold")
+    ranks = pd.read_csv(res / "compare" / "ranks.csv")
+    assert (ranks.cells >= 2).any()
+    refs = pd.read_csv(res / "compare" / "references.csv")
+    assert list(refs.verdict) == ["above"]
+    assert not (res / "compare" / "references.ok").exists()

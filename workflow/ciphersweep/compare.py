@@ -1,11 +1,67 @@
-"""Measured cells side by side with a reference: a study's published numbers, another
-campaign's results, or performance references with tolerances. One module serves all
-three (config key ``compare``)."""
+"""Measured cells side by side with a reference: a study's published numbers (and its
+stated findings as claims), another campaign's results, or performance references
+with tolerances. One module serves all three (config key ``compare``).
+
+Measured values come from summary.csv through :func:`ciphersweep.layouts.quantity`
+(the one speedup formula, the campaign's baseline); their confidence intervals are the
+summary's ``<col>_ci_low``/``<col>_ci_high`` columns where the statistics module wrote
+them. The published data format and the claim kinds are described in docs/workflow.md.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from . import layouts
+from .sweep import Point
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from .tables import Context
+
+AXES = (
+    "backend",
+    "impl",
+    "mode",
+    "op",
+    "cipher",
+    "algorithm",
+    "key_bits",
+    "size",
+    "set",
+    "ranks",
+    "threads",
+    "gpus",
+    "block_threads",
+)
+PUBLISHED_COLUMNS = ("source", "row", "column", "value", "unit", "measure")
+# measure -> (layouts value, time it is computed from)
+MEASURES: dict[str, tuple[str, str]] = {
+    **{t: (t, "t_total") for t in layouts.TIMES_ALL},
+    "speedup": ("speedup", "t_total"),
+    "speedup_compute": ("speedup", "t_compute"),
+    "efficiency": ("efficiency", "t_total"),
+    "throughput": ("throughput", "t_total"),
+    "throughput_compute": ("throughput", "t_compute"),
+    "cpu_util": ("cpu_util", "t_total"),
+    "joules": ("joules", "t_total"),
+}
+SPECIAL = ("enc_dec_ratio", "binary_bytes")
+# quantities where less is better (an order lists these smallest first)
+LOWER_FIRST = (*layouts.TIMES_ALL, "binary_bytes", "joules", "cpu_util")
+UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "B", "unknown"}
+KINDS = ("values", "factor", "order", "paper")
+HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
+
+
+# ------------------------------------------------------------------ config
 
 
 def _resolve(path: str, root: str | Path, workdir: str | Path) -> Path:
@@ -19,10 +75,10 @@ def _resolve(path: str, root: str | Path, workdir: str | Path) -> Path:
 
 
 def check_config(cfg: dict[str, Any], root: str | Path, workdir: str | Path) -> None:
-    """The files named under ``compare`` exist (ValueError names the key); their
-    paths are resolved in place (against the working directory, then the project)."""
+    """The files named under ``compare`` exist and parse (ValueError names the key);
+    their paths are resolved in place (against the working directory, then the project)."""
     comp = cfg.get("compare") or {}
-    for key in ("published", "claims"):
+    for key, loader in (("published", load_published), ("claims", load_claims)):
         if key not in comp:
             continue
         path = _resolve(comp[key], root, workdir)
@@ -30,6 +86,10 @@ def check_config(cfg: dict[str, Any], root: str | Path, workdir: str | Path) -> 
             raise ValueError(
                 f"compare.{key}: {comp[key]!r}: no such file (allowed: an existing file)"
             )
+        try:
+            loader(path)
+        except ValueError as exc:
+            raise ValueError(f"compare.{key}: {exc}") from None
         comp[key] = str(path.resolve())
     if "campaign" in comp:
         d = _resolve(comp["campaign"], root, workdir)
@@ -38,3 +98,744 @@ def check_config(cfg: dict[str, Any], root: str | Path, workdir: str | Path) -> 
                 f"compare.campaign: {comp['campaign']!r} has no summary.csv "
                 "(allowed: the results directory of a finished campaign)"
             )
+        comp["campaign"] = str(d.resolve())
+    for i, ref in enumerate(comp.get("references", [])):
+        if ref.get("quantity", "t_total") not in MEASURES:
+            raise ValueError(f"compare.references[{i}].quantity: not a measure")
+
+
+def load_published(path: str | Path) -> pd.DataFrame:
+    """A study's published numbers: one row per printed cell (ValueError: what is wrong,
+    with the file's line)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    name = Path(path).name
+    missing = [c for c in PUBLISHED_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{name}: missing column(s) {', '.join(missing)}")
+    for i, r in frame.iterrows():
+        line = f"{name}:{int(str(i)) + 2}"
+        try:
+            float(r["value"])
+        except ValueError:
+            raise ValueError(f"{line}: value {r['value']!r} is not a number") from None
+        if r["unit"] not in UNITS:
+            raise ValueError(
+                f"{line}: unit {r['unit']!r} (allowed: {', '.join(sorted(UNITS))})"
+            )
+        for m in str(r["measure"]).split("|"):
+            if m not in MEASURES and m not in SPECIAL:
+                raise ValueError(
+                    f"{line}: measure {m!r} (allowed: "
+                    f"{', '.join(list(MEASURES) + list(SPECIAL))}, or several joined by |)"
+                )
+    return frame
+
+
+def load_claims(path: str | Path) -> list[dict[str, Any]]:
+    """A study's stated findings (ValueError names the claim and key)."""
+    name = Path(path).name
+    try:
+        data = yaml.safe_load(Path(path).read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{name}: not YAML ({exc.__class__.__name__})") from None
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not claims:
+        raise ValueError(f"{name}: needs a list under 'claims'")
+    for i, c in enumerate(claims):
+        where = f"{name}: claims[{i}]"
+        for key in ("id", "text", "kind"):
+            if key not in c:
+                raise ValueError(f"{where}: missing {key!r}")
+        if c["kind"] not in KINDS:
+            raise ValueError(
+                f"{where}.kind: {c['kind']!r} (allowed: {', '.join(KINDS)})"
+            )
+        need = {
+            "values": ("quantity", "expect"),
+            "factor": ("quantity", "faster", "slower", "expect"),
+            "order": ("quantity", "order"),
+            "paper": ("value", "ratio"),
+        }[c["kind"]]
+        for key in need:
+            if key not in c:
+                raise ValueError(f"{where}: kind {c['kind']} needs {key!r}")
+        q = c.get("quantity")
+        if q is not None and q not in MEASURES and q not in SPECIAL:
+            raise ValueError(f"{where}.quantity: {q!r} is not a measure")
+    return claims
+
+
+# ------------------------------------------------------------------ measured values
+
+
+@dataclass
+class Measured:
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    why: str = ""
+
+
+def selector(row: dict[str, Any]) -> dict[str, Any]:
+    """Axis -> value of a published row or claim selector (empty cells: any)."""
+    out: dict[str, Any] = {}
+    for a in AXES:
+        v = row.get(a)
+        if v is None or (isinstance(v, str) and not v.strip()):
+            continue
+        if isinstance(v, float) and math.isnan(v):
+            continue
+        out[a] = [str(x) for x in v] if isinstance(v, list) else str(v)
+    return out
+
+
+def matching(points: Sequence[Point], where: dict[str, Any]) -> list[Point]:
+    return [p for p in points if layouts.select(p, where)]
+
+
+def _time_factor(unit: str) -> float:
+    return layouts.TIME_UNITS.get(unit, 1.0)
+
+
+def measured(
+    ctx: Context, p: Point, measure: str, unit: str, statistic: str = "median"
+) -> Measured:
+    """The point's value of a measure in the given unit, with its interval if known."""
+    if measure == "enc_dec_ratio":
+        return _enc_dec_ratio(ctx, p)
+    if measure == "binary_bytes":
+        return _summary_value(ctx, p, "binary_bytes")
+    value, time = MEASURES[measure]
+    shown = unit if unit in layouts.UNITS[value] else None
+    v = layouts.quantity(ctx, p, value, time=time, statistic=statistic, unit=shown)
+    if isinstance(v, tuple):
+        return Measured(None, why=str(v[1]))
+    if not isinstance(v, float):
+        return Measured(None, why="no value")
+    row = ctx.by_point.get(p.id) or {}
+    col = value if value in layouts.TIMES_ALL else time
+    ci = f"{col}_ci" if statistic == "median" else f"{col}_mean_ci"
+    lo, hi = _num(row.get(f"{ci}_low")), _num(row.get(f"{ci}_high"))
+    if lo is None or hi is None or value in ("speedup", "efficiency"):
+        return Measured(v)
+    if value in layouts.TIMES_ALL:
+        f = _time_factor(shown or "s")
+        return Measured(v, lo * f, hi * f)
+    if value == "throughput":
+        rate = layouts.RATE_UNITS[shown or "MB/s"]
+        return Measured(v, p.size_bytes / hi / rate, p.size_bytes / lo / rate)
+    return Measured(v)
+
+
+def _num(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def _summary_value(ctx: Context, p: Point, col: str) -> Measured:
+    row = ctx.by_point.get(p.id) or {}
+    for key in (f"{col}_median", col):
+        v = _num(row.get(key))
+        if v is not None:
+            return Measured(v)
+    return Measured(None, why=f"{col} is not measured by this campaign")
+
+
+def _enc_dec_ratio(ctx: Context, p: Point) -> Measured:
+    """T(encrypt) / T(decrypt) of the same cell (the point and its other operation)."""
+
+    def same(q: Point) -> tuple[Any, ...]:
+        skip = ("op", "id", "command", "inject_fault")
+        return tuple(v for k, v in q.as_dict().items() if k not in skip)
+
+    twin = {q.op: q for q in ctx.points if same(q) == same(p)}
+    if "encrypt" not in twin or "decrypt" not in twin:
+        return Measured(None, why="needs both encrypt and decrypt points")
+    te = measured(ctx, twin["encrypt"], "t_total", "s")
+    td = measured(ctx, twin["decrypt"], "t_total", "s")
+    if te.value is None or td.value is None or td.value <= 0:
+        return Measured(None, why=te.why or td.why or "no time")
+    return Measured(te.value / td.value)
+
+
+def cell(
+    ctx: Context,
+    where: dict[str, Any],
+    measure: str,
+    unit: str,
+    statistic: str = "median",
+) -> Measured:
+    """The one measured cell a selector names (n/a with the reason otherwise)."""
+    pts = matching(ctx.points, where)
+    if measure == "enc_dec_ratio":
+        pts = [p for p in pts if p.op == "encrypt"]
+    if not pts:
+        return Measured(None, why="not measured by this campaign")
+    if measure == "binary_bytes":  # one binary serves every point of an impl
+        sizes = {measured(ctx, p, measure, unit).value for p in pts} - {None}
+        if len(sizes) == 1:
+            return Measured(sizes.pop())
+    if len(pts) > 1:
+        return Measured(
+            None,
+            why=f"{len(pts)} measured cells match (give more keys): {pts[0].id} ...",
+        )
+    return measured(ctx, pts[0], measure, unit, statistic)
+
+
+# ------------------------------------------------------------------ rank agreement
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (Pearson's r of the ranks; ties get mean ranks)."""
+    if len(x) < 2:
+        return None
+    rx, ry = _ranks(x), _ranks(y)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    return sxy / math.sqrt(sxx * syy)
+
+
+def kendall(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Kendall's tau-b over all pairs."""
+    n = len(x)
+    if n < 2:
+        return None
+    conc = disc = tx = ty = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = (x[i] > x[j]) - (x[i] < x[j])
+            dy = (y[i] > y[j]) - (y[i] < y[j])
+            if dx == 0 and dy == 0:
+                continue
+            if dx == 0:
+                tx += 1
+            elif dy == 0:
+                ty += 1
+            elif dx == dy:
+                conc += 1
+            else:
+                disc += 1
+    denom = math.sqrt((conc + disc + tx) * (conc + disc + ty))
+    return None if denom == 0 else (conc - disc) / denom
+
+
+# ------------------------------------------------------------------ published tables
+
+
+def published_rows(ctx: Context, pub: pd.DataFrame) -> list[dict[str, Any]]:
+    """Paper value next to the measured one, cell by cell (one row per alternative
+    measure where the paper's number could be more than one quantity)."""
+    out: list[dict[str, Any]] = []
+    for r in pub.to_dict("records"):
+        paper = float(r["value"])
+        unit = r["unit"]
+        alts = str(r["measure"]).split("|")
+        rows = []
+        for m in alts:
+            got = cell(ctx, selector(r), m, unit, r.get("statistic") or "median")
+            ratio = diff = None
+            if got.value is not None and unit != "unknown" and paper:
+                ratio = got.value / paper
+                if unit == "x":
+                    diff = got.value - paper
+            rows.append(
+                {
+                    "source": r["source"],
+                    "row": r["row"],
+                    "column": r["column"],
+                    "measure": m,
+                    "unit": unit,
+                    "paper": paper,
+                    "measured": got.value,
+                    "ci_low": got.low,
+                    "ci_high": got.high,
+                    "ratio": ratio,
+                    "difference": diff,
+                    "closest": "",
+                    "note": got.why or r.get("note", ""),
+                }
+            )
+        if len(rows) > 1:
+            scored = [x for x in rows if x["ratio"]]
+            if scored:
+                best = min(scored, key=lambda x: abs(math.log(x["ratio"])))
+                best["closest"] = "closest"
+        out.extend(rows)
+    return out
+
+
+def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rank agreement per published table and measure, over the cells both have."""
+    groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for r in rows:
+        if r["measured"] is None:
+            continue
+        groups.setdefault((r["source"], r["measure"]), []).append(
+            (r["paper"], r["measured"])
+        )
+    out = []
+    for (source, measure), pairs in groups.items():
+        xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
+        out.append(
+            {
+                "source": source,
+                "measure": measure,
+                "cells": len(pairs),
+                "spearman": spearman(xs, ys),
+                "kendall": kendall(xs, ys),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------ claims
+
+
+def _paper_value(pub: pd.DataFrame | None, ref: dict[str, Any]) -> float | None:
+    if "const" in ref:
+        return float(ref["const"])
+    if pub is None:
+        return None
+    hit = pub[
+        (pub["source"] == str(ref["source"]))
+        & (pub["row"] == str(ref["row"]))
+        & (pub["column"] == str(ref["column"]))
+    ]
+    return float(hit["value"].iloc[0]) if len(hit) else None
+
+
+def _within(v: float, expect: float, tol: float) -> bool:
+    return abs(v / expect - 1) <= tol if expect else abs(v) <= tol
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None else f"{v:.4g}"
+
+
+def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    base = selector(c.get("where", {}))
+    q, tol = c["quantity"], float(c.get("tolerance", 0.1))
+    parts, ok, missing = [], True, False
+    for e in c["expect"]:
+        got = cell(ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"))
+        label = " ".join(f"{k}={v}" for k, v in selector(e["where"]).items())
+        if got.value is None:
+            missing = True
+            parts.append(f"{label}: n/a ({got.why})")
+            continue
+        ok = ok and _within(got.value, float(e["value"]), tol)
+        parts.append(f"{label}: {_fmt(got.value)} (stated {e['value']})")
+    verdict = UNTESTED if missing and ok else (HOLDS if ok else FAILS)
+    return verdict, "; ".join(parts) + f"; tolerance ±{tol:.0%}"
+
+
+def _groups(
+    ctx: Context, c: dict[str, Any], sel: dict[str, Any]
+) -> dict[tuple[str, ...], float]:
+    """Cell value per group of the points a selector picks (the best of several); the
+    groups are the values of the claim's ``pair_by`` axes (default: size and op)."""
+    where, q = selector(c.get("where", {})), c["quantity"]
+    axes = c.get("pair_by", ["size", "op"])
+    out: dict[tuple[str, ...], float] = {}
+    for p in matching(ctx.points, {**where, **sel}):
+        got = measured(ctx, p, q, "s" if q in layouts.TIMES_ALL else "x")
+        if got.value is None:
+            continue
+        key = tuple(layouts.axis_value(p, a, {}) for a in axes)
+        better = min if q in LOWER_FIRST else max
+        out[key] = better(out[key], got.value) if key in out else got.value
+    return out
+
+
+def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    q = c["quantity"]
+    fast = _groups(ctx, c, selector(c["faster"]))
+    slow = _groups(ctx, c, selector(c["slower"]))
+    common = sorted(set(fast) & set(slow))
+    if not common:
+        return UNTESTED, "no cell has both sides"
+    is_time = q in LOWER_FIRST
+    factors = [slow[k] / fast[k] if is_time else fast[k] / slow[k] for k in common]
+    agg = c.get("aggregate", "median")
+    pick = {"max": max, "min": min, "median": _median}[agg]
+    got = pick(factors)
+    expect, tol = float(c["expect"]), float(c.get("tolerance", 0.25))
+    ok = got >= expect if c.get("at_least") else _within(got, expect, tol)
+    cells = ", ".join(f"{' '.join(k)}: {f:.3g}" for k, f in zip(common, factors))
+    rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
+    return (HOLDS if ok else FAILS), f"{agg} factor {got:.3g} (stated {rule}); {cells}"
+
+
+def _median(v: Sequence[float]) -> float:
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    q = c["quantity"]
+    sides = [_groups(ctx, c, selector(s)) for s in c["order"]]
+    common = sorted(set.intersection(*(set(s) for s in sides))) if sides else []
+    if not common:
+        return UNTESTED, "no cell has every side of the order"
+    is_time = q in LOWER_FIRST
+    bad = []
+    for k in common:
+        vals = [s[k] for s in sides]
+        ordered = vals == sorted(vals, reverse=not is_time)
+        if not ordered:
+            bad.append(f"{' '.join(k)}: " + " / ".join(f"{v:.3g}" for v in vals))
+    if bad:
+        return (
+            FAILS,
+            f"out of order in {len(bad)} of {len(common)} cells: " + "; ".join(bad),
+        )
+    return HOLDS, f"in order in all {len(common)} cells"
+
+
+def _claim_paper(pub: pd.DataFrame | None, c: dict[str, Any]) -> tuple[str, str]:
+    v = _paper_value(pub, c["value"])
+    num, den = (_paper_value(pub, x) for x in c["ratio"])
+    if v is None or num is None or den is None or den == 0:
+        return UNTESTED, "a referenced published cell is missing"
+    tol = float(c.get("tolerance", 0.01))
+    ratio = num / den
+    ok = _within(v, ratio, tol)
+    verdict = "consistent" if ok else "the paper contradicts itself"
+    return verdict, f"printed {v:.6g}; {num:.6g} / {den:.6g} = {ratio:.6g}"
+
+
+def claim_rows(
+    ctx: Context, claims: list[dict[str, Any]], pub: pd.DataFrame | None
+) -> list[dict[str, Any]]:
+    """Every claim: holds / does not hold here (or, for kind paper, whether the study's
+    own numbers agree), with the numbers that decide it."""
+    out = []
+    for c in claims:
+        kind = c["kind"]
+        if kind == "paper":
+            verdict, numbers = _claim_paper(pub, c)
+        elif kind == "values":
+            verdict, numbers = _claim_values(ctx, c)
+        elif kind == "factor":
+            verdict, numbers = _claim_factor(ctx, c)
+        else:
+            verdict, numbers = _claim_order(ctx, c)
+        if c.get("note"):
+            numbers += f" ({c['note']})"
+        out.append(
+            {
+                "id": c["id"],
+                "claim": c["text"],
+                "source": c.get("source", ""),
+                "kind": kind,
+                "verdict": verdict,
+                "numbers": numbers,
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------ another campaign
+
+KEY_COLS = (
+    "backend",
+    "cfg_impl",
+    "mode",
+    "op",
+    "cipher",
+    "input_name",
+    "ranks",
+    "threads",
+    "gpus",
+    "block_threads",
+)
+
+
+def _keys(row: dict[str, Any]) -> tuple[str, ...]:
+    out = []
+    for c in KEY_COLS:
+        v = row.get(c)
+        if isinstance(v, float) and not math.isnan(v) and v == int(v):
+            v = int(v)
+        out.append(
+            "" if v is None or (isinstance(v, float) and math.isnan(v)) else str(v)
+        )
+    return tuple(out)
+
+
+def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
+    """This campaign's median times next to another campaign's, cell by cell."""
+    theirs = {_keys(r): r for r in other.to_dict("records") if r.get("status") == "ok"}
+    out = []
+    for p in ctx.points:
+        mine = ctx.by_point.get(p.id)
+        if mine is None:
+            continue
+        ref = theirs.get(_keys(mine))
+        if ref is None:
+            continue
+        got = measured(ctx, p, "t_total", "s")
+        rv = _num(ref.get("t_total_median"))
+        rlo, rhi = _num(ref.get("t_total_ci_low")), _num(ref.get("t_total_ci_high"))
+        verdict = ""
+        if got.value is not None and rv:
+            if None not in (got.low, got.high, rlo, rhi):
+                overlap = got.low <= rhi and rlo <= got.high  # type: ignore[operator]
+                verdict = (
+                    "same within CIs"
+                    if overlap
+                    else ("slower" if got.value > rv else "faster")
+                )
+            else:
+                verdict = "slower" if got.value > rv else "faster"
+        out.append(
+            {
+                "point": p.id,
+                "reference": rv,
+                "reference_ci_low": rlo,
+                "reference_ci_high": rhi,
+                "measured": got.value,
+                "ci_low": got.low,
+                "ci_high": got.high,
+                "ratio": got.value / rv if got.value is not None and rv else None,
+                "verdict": verdict or (got.why or "n/a"),
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------------------ references
+
+
+def reference_rows(ctx: Context, refs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per-cell performance references with bounds (like ReFrame's ``reference``)."""
+    out = []
+    for i, ref in enumerate(refs):
+        q = ref.get("quantity", "t_total")
+        unit = ref.get("unit", "s")
+        value = float(ref["value"])
+        lower = value * (1 + float(ref.get("lower", -0.1)))
+        up = ref.get("upper", 0.1)
+        upper = None if up is None else value * (1 + float(up))
+        pts = matching(ctx.points, selector(ref["where"]))
+        if not pts:
+            out.append(
+                _ref_row(i, "-", q, unit, value, lower, upper, None, "no point matches")
+            )
+        for p in pts:
+            got = measured(ctx, p, q, unit)
+            if got.value is None:
+                verdict = f"n/a: {got.why}"
+            elif got.value < lower:
+                verdict = "below"
+            elif upper is not None and got.value > upper:
+                verdict = "above"
+            else:
+                verdict = "within"
+            out.append(
+                _ref_row(i, p.id, q, unit, value, lower, upper, got.value, verdict)
+            )
+    return out
+
+
+def _ref_row(
+    i: int,
+    pid: str,
+    q: str,
+    unit: str,
+    value: float,
+    lower: float,
+    upper: float | None,
+    got: float | None,
+    verdict: str,
+) -> dict[str, Any]:
+    return {
+        "reference": i,
+        "point": pid,
+        "quantity": q,
+        "unit": unit,
+        "value": value,
+        "lower": lower,
+        "upper": upper,
+        "measured": got,
+        "verdict": verdict,
+    }
+
+
+def violations(rows: Iterable[dict[str, Any]]) -> list[str]:
+    """One line per cell outside its reference's bounds."""
+    out = []
+    for r in rows:
+        if r["verdict"] in ("below", "above"):
+            bound = r["lower"] if r["verdict"] == "below" else r["upper"]
+            out.append(
+                f"{r['point']}: {r['quantity']} {r['measured']:.4g} {r['unit']} is "
+                f"{r['verdict']} its reference {r['value']:.4g} {r['unit']} "
+                f"(bound {bound:.4g})"
+            )
+    return out
+
+
+# ------------------------------------------------------------------ files
+
+
+def check_references(path: str) -> list[str]:
+    """Violations recorded in a references.csv (empty: every cell within bounds)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path)
+    rows = [
+        {
+            k: (None if isinstance(v, float) and math.isnan(v) else v)
+            for k, v in r.items()
+        }
+        for r in frame.to_dict("records")
+    ]
+    return violations(rows)
+
+
+def output_names(cfg: dict[str, Any]) -> list[str]:
+    """Comparison tables this campaign writes (results/<campaign>/compare/<name>.csv)."""
+    comp = cfg.get("compare") or {}
+    names = []
+    if "published" in comp:
+        names += ["published", "ranks"]
+    if "claims" in comp:
+        names.append("claims")
+    if "campaign" in comp:
+        names.append("campaign")
+    if comp.get("references"):
+        names.append("references")
+    return names
+
+
+def build(ctx: Context) -> dict[str, list[dict[str, Any]]]:
+    """Every comparison the campaign's ``compare`` key asks for."""
+    import pandas as pd
+
+    comp = ctx.cfg.get("compare") or {}
+    out: dict[str, list[dict[str, Any]]] = {}
+    pub = load_published(comp["published"]) if "published" in comp else None
+    if pub is not None:
+        out["published"] = published_rows(ctx, pub)
+        out["ranks"] = rank_rows(out["published"])
+    if "claims" in comp:
+        out["claims"] = claim_rows(ctx, load_claims(comp["claims"]), pub)
+    if "campaign" in comp:
+        other = pd.read_csv(Path(comp["campaign"]) / "summary.csv")
+        out["campaign"] = campaign_rows(ctx, other)
+    if comp.get("references"):
+        out["references"] = reference_rows(ctx, comp["references"])
+    return out
+
+
+COLUMNS = {
+    "published": [
+        "source",
+        "row",
+        "column",
+        "measure",
+        "unit",
+        "paper",
+        "measured",
+        "ci_low",
+        "ci_high",
+        "ratio",
+        "difference",
+        "closest",
+        "note",
+    ],
+    "ranks": ["source", "measure", "cells", "spearman", "kendall"],
+    "claims": ["id", "claim", "source", "kind", "verdict", "numbers"],
+    "campaign": [
+        "point",
+        "reference",
+        "reference_ci_low",
+        "reference_ci_high",
+        "measured",
+        "ci_low",
+        "ci_high",
+        "ratio",
+        "verdict",
+    ],
+    "references": [
+        "reference",
+        "point",
+        "quantity",
+        "unit",
+        "value",
+        "lower",
+        "upper",
+        "measured",
+        "verdict",
+    ],
+}
+
+
+def _markdown(name: str, rows: list[dict[str, Any]]) -> str:
+    from tabulate import tabulate
+
+    cols = COLUMNS[name]
+    body = [
+        [
+            ""
+            if r.get(c) is None
+            else (f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]))
+            for c in cols
+        ]
+        for r in rows
+    ]
+    return tabulate(body, headers=cols, tablefmt="github", disable_numparse=True) + "\n"
+
+
+def write(
+    cfg: dict[str, Any],
+    points: Sequence[Point],
+    summary_path: str,
+    outdir: str,
+    log: str | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """The ``compare`` rule: every comparison as CSV and Markdown."""
+    import pandas as pd
+
+    from .tables import Context
+
+    ctx = Context(cfg, points, pd.read_csv(summary_path))
+    result = build(ctx)
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, rows in result.items():
+        pd.DataFrame(rows, columns=COLUMNS[name]).to_csv(
+            out / f"{name}.csv", index=False
+        )
+        (out / f"{name}.md").write_text(_markdown(name, rows))
+    if log:
+        with open(log, "w") as fh:
+            for name, rows in result.items():
+                print(f"## {name}\n\n{_markdown(name, rows)}", file=fh)
+    return result

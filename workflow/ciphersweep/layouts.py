@@ -168,7 +168,11 @@ def _order(points: Sequence[Point], axis: str, labels: dict[str, str]) -> list[s
 
 
 def _key(p: Point, axes: Sequence[str], labels: dict[str, str]) -> str:
-    return ", ".join(_tuple(p, axes, labels))
+    return _join(_tuple(p, axes, labels))
+
+
+def _join(values: Sequence[str]) -> str:
+    return ", ".join(v for v in values if v)  # e.g. no key length for DES
 
 
 def _tuple(p: Point, axes: Sequence[str], labels: dict[str, str]) -> tuple[str, ...]:
@@ -361,7 +365,7 @@ def _combos(points: Sequence[Point], axes: Sequence[str], labels: dict[str, str]
     def rank(k: tuple[str, ...]) -> tuple[int, ...]:
         return tuple(order[a].index(v) for a, v in zip(axes, k, strict=True))
 
-    return [", ".join(k) for k in sorted(keys, key=rank)]
+    return list(dict.fromkeys(_join(k) for k in sorted(keys, key=rank)))
 
 
 def _mean(vals: list[Any]) -> Any:

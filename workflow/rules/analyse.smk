@@ -100,3 +100,52 @@ onsuccess:
 
 onerror:
     campaign_summary(ok=False)
+
+
+# Measured cells next to the references the campaign names under `compare` (the
+# study's published numbers and claims, another campaign, performance references).
+if COMPARE_FILES:
+
+    localrules:
+        compare,
+
+    rule compare:
+        input:
+            summary=f"{RES}/summary.csv",
+            refs=compare_inputs(),
+        output:
+            [
+                (
+                    report(
+                        f,
+                        caption="../report/comparison.rst",
+                        category="Comparison",
+                    )
+                    if f.endswith(".csv")
+                    else f
+                )
+                for f in COMPARE_FILES
+            ],
+        log:
+            f"{RES}/logs/compare.log",
+        run:
+            cs_compare.write(
+                CFG, POINT_LIST, input.summary, f"{RES}/compare", log[0]
+            )
+            warn_violations(f"{RES}/compare/references.csv")
+
+
+# A cell outside its performance reference fails the run here, after every table and
+# comparison is written (a failed job removes only its own marker file).
+if REFERENCE_CHECK:
+
+    localrules:
+        reference_check,
+
+    rule reference_check:
+        input:
+            f"{RES}/compare/references.csv",
+        output:
+            touch(f"{RES}/compare/references.ok"),
+        run:
+            fail_on_violations(input[0])

@@ -13,6 +13,7 @@ PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
 from ciphersweep import build as cs_build  # noqa: E402
+from ciphersweep import compare as cs_compare  # noqa: E402
 from ciphersweep import config as cs_config  # noqa: E402
 from ciphersweep import console as cs_console  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
@@ -248,3 +249,41 @@ def table_report(f):
     name = os.path.basename(f).removesuffix(".csv")
     caption, category = REPORT_SECTIONS.get(name, ("../report/tables.rst", "Tables"))
     return report(f, caption=caption, category=category, subcategory=name)
+
+
+COMPARE_FILES = [
+    f"{RES}/compare/{n}.{ext}"
+    for n in cs_compare.output_names(CFG)
+    for ext in ("csv", "md")
+]
+REFERENCE_CHECK = (
+    bool(CFG["compare"].get("references")) and CFG["compare"]["on_violation"] == "fail"
+)
+
+
+def compare_inputs():
+    """The published data and claims files: a change to them re-runs the comparison."""
+    comp = CFG["compare"]
+    return [comp[k] for k in ("published", "claims") if k in comp] + (
+        [f"{comp['campaign']}/summary.csv"] if "campaign" in comp else []
+    )
+
+
+def compare_targets():
+    return COMPARE_FILES + ([f"{RES}/compare/references.ok"] if REFERENCE_CHECK else [])
+
+
+def warn_violations(path):
+    if os.path.exists(path):
+        for line in cs_compare.check_references(path):
+            logger.warning(f"ciphersweep: reference: {line}")
+
+
+def fail_on_violations(path):
+    bad = cs_compare.check_references(path)
+    if bad:
+        raise WorkflowError(
+            f"ciphersweep: {len(bad)} cell(s) outside their performance reference "
+            "(compare.on_violation: fail; every table and comparison is kept):\n"
+            + "\n".join(bad)
+        )

@@ -1,0 +1,358 @@
+"""The one comparison module: paper values, claims, another campaign, references."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from ciphersweep import compare, config, tables
+from ciphersweep.sweep import Point
+from support import base_config
+
+
+def _p(backend: str, label: str, size: int, **kw) -> Point:
+    impl = kw.pop("impl", "ref")
+    cipher = kw.pop("cipher", "aes-128-ecb")
+    op = kw.pop("op", "encrypt")
+    pid = f"{backend}-{impl}-{cipher}-{op}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
+    return Point(
+        backend, impl, "ecb", op, cipher, size, label, label, None, id=pid, **kw
+    )
+
+
+def _ctx(rows, **cfg) -> tables.Context:
+    summary = pd.DataFrame([{"point": p.id, "status": "ok", **v} for p, v in rows])
+    return tables.Context(
+        {"baseline": {"backend": "seq", "impl": "ref"}, **cfg},
+        [p for p, _ in rows],
+        summary,
+    )
+
+
+SEQ = _p("seq", "1KiB", 1024)
+MPI = _p("mpi", "1KiB", 1024, ranks=32)
+
+
+def _pousa_like() -> tables.Context:
+    return _ctx(
+        [
+            (
+                SEQ,
+                {
+                    "t_total_median": 0.0022,
+                    "t_compute_median": 0.0022,
+                    "t_total_ci_low": 0.0021,
+                    "t_total_ci_high": 0.0023,
+                },
+            ),
+            # total time swamped by the distribution, compute-only time close to Ts/32
+            (MPI, {"t_total_median": 0.0011, "t_compute_median": 0.00007}),
+        ]
+    )
+
+
+PUB = pd.DataFrame(
+    [
+        {
+            "source": "T5.2",
+            "row": "Secuencial",
+            "column": "1KB",
+            "value": "2.221",
+            "unit": "ms",
+            "measure": "t_total",
+            "backend": "seq",
+            "size": "1KiB",
+        },
+        {
+            "source": "T5.3",
+            "row": "MPI (32 cores)",
+            "column": "1KB",
+            "value": "31.28",
+            "unit": "x",
+            "measure": "speedup|speedup_compute",
+            "backend": "mpi",
+            "ranks": "32",
+            "size": "1KiB",
+        },
+        {
+            "source": "T5.3",
+            "row": "CUDA",
+            "column": "1KB",
+            "value": "15.2",
+            "unit": "x",
+            "measure": "speedup",
+            "backend": "cuda",
+            "size": "1KiB",
+        },
+    ]
+).fillna("")
+
+
+def test_published_rows_ratio_units_and_the_closest_quantity() -> None:
+    rows = compare.published_rows(_pousa_like(), PUB)
+    by = {(r["row"], r["measure"]): r for r in rows}
+    seq = by[("Secuencial", "t_total")]
+    assert seq["measured"] == pytest.approx(2.2)  # converted to the paper's ms
+    assert (seq["ci_low"], seq["ci_high"]) == pytest.approx((2.1, 2.3))
+    assert seq["ratio"] == pytest.approx(2.2 / 2.221)
+    total = by[("MPI (32 cores)", "speedup")]
+    comp = by[("MPI (32 cores)", "speedup_compute")]
+    assert total["measured"] == pytest.approx(2.0)
+    assert comp["measured"] == pytest.approx(0.0022 / 0.00007)
+    assert comp["difference"] == pytest.approx(0.0022 / 0.00007 - 31.28)
+    assert comp["closest"] == "closest" and total["closest"] == ""
+    cuda = by[("CUDA", "speedup")]
+    assert cuda["measured"] is None and "not measured" in cuda["note"]
+
+
+def test_rank_agreement() -> None:
+    assert compare.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert compare.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert compare.kendall([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
+    # one swapped pair of five: rho = 1 - 6*2/(5*24) = 0.9
+    assert compare.spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4]) == pytest.approx(0.9)
+    assert compare.kendall([1, 2], [5, 5]) is None
+    rows = compare.rank_rows(
+        [
+            {"source": "T", "measure": "t_total", "paper": a, "measured": b}
+            for a, b in ((1, 0.5), (2, 0.9), (3, 1.1), (9, None))
+        ]
+    )
+    assert rows == [
+        {
+            "source": "T",
+            "measure": "t_total",
+            "cells": 3,
+            "spearman": 1.0,
+            "kendall": 1.0,
+        }
+    ]
+
+
+def _ciphers() -> tables.Context:
+    rows = []
+    for size in (1000, 2000):
+        for cipher, t in (
+            ("chacha20", 1.0),
+            ("aes-128-ecb", 5.0),
+            ("aes-256-ecb", 7.0),
+        ):
+            p = _p("openssl", f"{size}B", size, impl="evp", cipher=cipher)
+            rows.append((p, {"t_total_median": t * size}))
+    return _ctx(rows, baseline={"backend": "seq"})
+
+
+def test_claims_hold_or_not_with_the_deciding_numbers() -> None:
+    ctx = _ciphers()
+    claims = [
+        {
+            "id": "a",
+            "text": "ChaCha20 up to 6x",
+            "kind": "factor",
+            "quantity": "t_total",
+            "faster": {"cipher": "chacha20"},
+            "slower": {"cipher": "aes-*"},
+            "aggregate": "max",
+            "expect": 6,
+            "tolerance": 0.25,
+        },
+        {
+            "id": "b",
+            "text": "AES-128 1.4x AES-256",
+            "kind": "factor",
+            "quantity": "t_total",
+            "faster": {"cipher": "aes-128-*"},
+            "slower": {"cipher": "aes-256-*"},
+            "expect": 1.4,
+            "tolerance": 0.1,
+        },
+        {
+            "id": "c",
+            "text": "order",
+            "kind": "order",
+            "quantity": "t_total",
+            "order": [{"cipher": "aes-256-*"}, {"cipher": "chacha20"}],
+        },
+        {
+            "id": "d",
+            "text": "throughput",
+            "kind": "values",
+            "quantity": "throughput",
+            "unit": "MB/s",
+            "expect": [
+                {"where": {"cipher": "chacha20", "size": "1000B"}, "value": 1e-6}
+            ],
+            "tolerance": 0.01,
+        },
+        {
+            "id": "e",
+            "text": "des",
+            "kind": "order",
+            "quantity": "t_total",
+            "order": [{"cipher": "des-*"}, {"cipher": "chacha20"}],
+        },
+    ]
+    out = {r["id"]: r for r in compare.claim_rows(ctx, claims, None)}
+    # fastest AES is 5x slower than ChaCha20: within 25% of "up to 6"
+    assert out["a"]["verdict"] == compare.HOLDS
+    assert "max factor 5 (stated 6 ±25%)" in out["a"]["numbers"]
+    assert out["b"]["verdict"] == compare.HOLDS  # 7/5 = 1.4
+    assert out["c"]["verdict"] == compare.FAILS
+    assert "out of order in 2 of 2 cells" in out["c"]["numbers"]
+    assert out["d"]["verdict"] == compare.HOLDS  # 1000 B / 1000 s = 1e-6 MB/s
+    assert out["e"]["verdict"] == compare.UNTESTED
+
+
+def test_paper_claim_reports_a_self_contradiction() -> None:
+    pub = pd.DataFrame(
+        [
+            {"source": "5.2", "row": "Ts", "column": "255MB", "value": "577.988805"},
+            {"source": "5.2", "row": "CUDA", "column": "255MB", "value": "1.139361"},
+            {"source": "C", "row": "total", "column": "255MB", "value": "1.684836"},
+            {"source": "5.3", "row": "CUDA", "column": "255MB", "value": "507.292074"},
+        ]
+    )
+    cell = {"source": "5.3", "row": "CUDA", "column": "255MB"}
+    ok, bad = compare.claim_rows(
+        _ciphers(),
+        [
+            {
+                "id": "row",
+                "text": "",
+                "kind": "paper",
+                "value": cell,
+                "ratio": [
+                    {"source": "5.2", "row": "Ts", "column": "255MB"},
+                    {"source": "5.2", "row": "CUDA", "column": "255MB"},
+                ],
+            },
+            {
+                "id": "total",
+                "text": "",
+                "kind": "paper",
+                "value": cell,
+                "ratio": [
+                    {"source": "5.2", "row": "Ts", "column": "255MB"},
+                    {"source": "C", "row": "total", "column": "255MB"},
+                ],
+            },
+        ],
+        pub,
+    )
+    assert ok["verdict"] == "consistent"
+    assert bad["verdict"] == "the paper contradicts itself"
+    assert "577.989 / 1.68484 = 343.05" in bad["numbers"]
+
+
+def test_references_flag_cells_outside_bounds() -> None:
+    ctx = _pousa_like()
+    refs = [
+        {
+            "where": {"backend": "seq"},
+            "value": 2.0,
+            "lower": -0.05,
+            "upper": 0.05,
+            "unit": "ms",
+        },
+        {
+            "where": {"backend": "mpi"},
+            "quantity": "speedup",
+            "value": 2.0,
+            "lower": -0.1,
+            "upper": None,
+            "unit": "x",
+        },
+        {"where": {"backend": "cuda"}, "value": 1.0},
+    ]
+    rows = compare.reference_rows(ctx, refs)
+    assert [r["verdict"] for r in rows] == ["above", "within", "no point matches"]
+    bad = compare.violations(rows)
+    assert bad == [f"{SEQ.id}: t_total 2.2 ms is above its reference 2 ms (bound 2.1)"]
+
+
+def test_another_campaign_cell_by_cell(tmp_path: Path) -> None:
+    ctx = _pousa_like()
+    other = ctx.summary.copy()
+    for k, v in {
+        "backend": "seq",
+        "cfg_impl": "ref",
+        "mode": "ecb",
+        "op": "encrypt",
+        "cipher": "aes-128-ecb",
+        "input_name": "1KiB",
+        "ranks": 1,
+        "threads": 1,
+        "gpus": 0,
+    }.items():
+        other[k] = v
+    other.loc[1, "ranks"] = 32
+    other.loc[1, "backend"] = "mpi"
+    other["t_total_median"] = [0.0044, 0.0011]
+    other["t_total_ci_low"] = [0.0043, None]
+    other["t_total_ci_high"] = [0.0045, None]
+    mine = ctx.summary.copy()
+    for c in (
+        "backend",
+        "cfg_impl",
+        "mode",
+        "op",
+        "cipher",
+        "input_name",
+        "ranks",
+        "threads",
+        "gpus",
+    ):
+        mine[c] = other[c]
+    ctx = tables.Context(ctx.cfg, ctx.points, mine)
+    rows = {r["point"]: r for r in compare.campaign_rows(ctx, other)}
+    assert rows[SEQ.id]["ratio"] == pytest.approx(0.5)
+    assert rows[SEQ.id]["verdict"] == "faster"  # the intervals do not overlap
+    assert rows[MPI.id]["ratio"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("compare_cfg", "message"),
+    [
+        (
+            {"published": "no/such.csv"},
+            "invalid config: compare.published: 'no/such.csv': no such file",
+        ),
+        (
+            {"campaign": "results/none"},
+            "invalid config: compare.campaign: 'results/none' has no summary.csv",
+        ),
+        (
+            {"on_violation": "explode"},
+            "invalid config: compare.on_violation: 'explode' is not allowed (allowed: warn, fail)",
+        ),
+        (
+            {"references": [{"where": {"backend": "seq"}, "value": -1}]},
+            "invalid config: compare.references[0].value: -1",
+        ),
+        (
+            {"references": [{"where": {"colour": "red"}, "value": 1}]},
+            "invalid config: compare.references[0].where",
+        ),
+    ],
+)
+def test_bad_compare_key_one_line(
+    compare_cfg: dict, message: str, tmp_path: Path
+) -> None:
+    with pytest.raises(config.ConfigError) as exc:
+        config.validate(
+            base_config(compare=compare_cfg), root=tmp_path, workdir=tmp_path
+        )
+    assert "\n" not in str(exc.value)
+    assert str(exc.value).startswith(message), str(exc.value)
+
+
+def test_bad_claims_file_one_line(tmp_path: Path) -> None:
+    f = tmp_path / "c.yaml"
+    f.write_text("claims:\n  - {id: x, text: y, kind: guess}\n")
+    with pytest.raises(config.ConfigError) as exc:
+        config.validate(base_config(compare={"claims": str(f)}))
+    assert str(exc.value) == (
+        "invalid config: compare.claims: c.yaml: claims[0].kind: 'guess' "
+        "(allowed: values, factor, order, paper)"
+    )
