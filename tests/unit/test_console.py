@@ -95,9 +95,7 @@ def test_summary_lines(tmp_path: Path) -> None:
         (res / "tables" / f).write_text("x")
     (res / "plots" / "throughput.png").write_bytes(b"x")
     rows = [{"point": f"p{i}", "status": "ok", "reason": None} for i in range(3)]
-    rows += [
-        {"point": f"f{i}", "status": "failed", "reason": f"r{i}"} for i in range(5)
-    ]
+    rows += [{"point": f"f{i}", "status": "failed", "reason": f"r{i}"} for i in range(5)]
     pd.DataFrame(rows).to_csv(res / "summary.csv", index=False)
     cmd = console.report_command(res / "report.html", ["campaigns/c.yaml"])
     lines = console.summary_lines(res, res / "report.html", cmd)
