@@ -134,3 +134,36 @@ def test_energy_plot_says_when_nothing_was_measured(ctx: tables.Context) -> None
     ax = plots.plot_energy(ctx).axes[0]
     assert ax.get_lines()[0].get_ydata()[0] == pytest.approx(2.0 / 0.001)
     del ctx.by_point[ctx.points[0].id]["joules_median"]
+
+
+def _variant_ctx() -> tables.Context:
+    pts, rows = [], []
+    for v, speed in (("O0", 1.0), ("O2", 3.0)):
+        for size in SIZES:
+            for impl in ("ascon-ref", "ascon-opt64"):
+                p = Point(
+                    "seq", impl, "aead", "encrypt", "ascon-aead128", size[1],
+                    size[0], size[0], None, variant=v,
+                    id=f"seq-{impl}-{size[0]}-v{v}",
+                )  # fmt: skip
+                t = size[1] / 1e8 / speed
+                pts.append(p)
+                rows.append({"point": p.id, "status": "ok", "t_total_median": t})
+    return tables.Context({"platform": {"energy": "none"}}, pts, pd.DataFrame(rows))
+
+
+def test_variant_campaign_plots_a_panel_per_variant_and_time_vs_flags() -> None:
+    ctx = _variant_ctx()
+    assert "time_vs_variant" in tables.plot_names(ctx.cfg, ctx.points)
+    fig = plots.plot_time(ctx)
+    axes = fig.get_axes()
+    assert [a.get_title().rsplit("[", 1)[1] for a in axes] == ["O0]", "O2]"]
+    assert axes[0].get_ylim() == axes[1].get_ylim()
+    (ax,) = plots.plot_variants(ctx).get_axes()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["O0", "O2"]
+    handles, labels = ax.get_legend_handles_labels()
+    assert len(labels) == 2  # one line per impl, across both variants
+    lines = [h.lines[0] for h in handles]
+    for ln in lines:  # O2 is three times faster in the synthetic data
+        y0, y2 = ln.get_ydata()
+        assert y0 == pytest.approx(3 * y2)

@@ -66,6 +66,14 @@ CAPTIONS: dict[str, tuple[str, str]] = {
             "panel of their own."
         ),
     ),
+    "time_vs_variant": (
+        "Time vs compiler flags",
+        (
+            "Median time at the largest data size for each build variant (the compiler "
+            "flags of build.variants), one line per kernel and implementation, one panel "
+            "per operation; error bars as in the time plot."
+        ),
+    ),
     "throughput": (
         "Throughput vs data size",
         (
@@ -173,11 +181,15 @@ def _truthy(v: Any) -> bool:
     return str(v).strip().lower() in ("true", "1", "1.0", "yes")
 
 
-def _series(ctx: Context) -> dict[str, list[tuple[Point, dict[str, Any]]]]:
-    """Row label -> the label's measured points, by data size."""
-    labels = row_labels(ctx.points)
+def _series(
+    ctx: Context, points: Sequence[Point] | None = None
+) -> dict[str, list[tuple[Point, dict[str, Any]]]]:
+    """Row label -> the label's measured points, by data size (labels made over
+    ``points``, default all the campaign's)."""
+    points = ctx.points if points is None else points
+    labels = row_labels(points)
     out: dict[str, list[tuple[Point, dict[str, Any]]]] = {}
-    for p in ctx.points:
+    for p in points:
         r = ctx.by_point.get(p.id)
         if _ok(r):
             out.setdefault(labels[p.id], []).append((p, r))  # type: ignore[arg-type]
@@ -238,26 +250,101 @@ def _legend(ax: Any, **kw: Any) -> None:
 # ------------------------------------------------------------------ time, throughput
 
 
+def _variants(points: Sequence[Point]) -> list[str]:
+    """The campaign's build variants in config order ([""]: the one default build)."""
+    out: list[str] = []
+    for p in points:
+        if p.variant not in out:
+            out.append(p.variant)
+    return out
+
+
 def plot_time(ctx: Context) -> Any:
-    fig, (ax,) = _figure()
+    """Time vs size; a campaign with build variants gets one panel per variant."""
+    variants = _variants(ctx.points)
+    fig, axes = _figure(ncols=len(variants))
     any_wide = False
-    for i, (label, pts) in enumerate(_series(ctx).items()):
-        got = [(p.size_bytes, time_cell(ctx, r)) for p, r in pts]
-        xs = [x for x, c in got if c is not None]
-        cells = [c for _, c in got if c is not None]
-        ys = [c.value for c in cells]
-        bounds = _measured_bounds(cells)
-        ax.errorbar(xs, ys, yerr=_yerr(ys, bounds), label=label, capsize=3, **_style(i))
-        any_wide |= hollow(ax, xs, cells, _style(i))
+    for ax, variant in zip(axes, variants):
+        pts_v = [p for p in ctx.points if p.variant == variant]
+        for i, (label, pts) in enumerate(_series(ctx, pts_v).items()):
+            got = [(p.size_bytes, time_cell(ctx, r)) for p, r in pts]
+            xs = [x for x, c in got if c is not None]
+            cells = [c for _, c in got if c is not None]
+            ys = [c.value for c in cells]
+            bounds = _measured_bounds(cells)
+            ax.errorbar(
+                xs, ys, yerr=_yerr(ys, bounds), label=label, capsize=3, **_style(i)
+            )
+            any_wide |= hollow(ax, xs, cells, _style(i))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("data size (bytes)")
+        ax.set_ylabel(f"time (s, {ctx.statistic})")
+        title = CAPTIONS["time_vs_size"][0]
+        ax.set_title(f"{title} [{variant}]" if variant else title)
+        ax.grid(True, which="major", alpha=0.3)
+        _legend(ax)
     _flag_note(fig, any_wide, ctx)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("data size (bytes)")
-    ax.set_ylabel(f"time (s, {ctx.statistic})")
-    ax.set_title(CAPTIONS["time_vs_size"][0])
-    ax.grid(True, which="major", alpha=0.3)
-    _legend(ax)
+    if len(variants) > 1:  # one y range, so that panels compare at a glance
+        lows, highs = zip(*(ax.get_ylim() for ax in axes))
+        for ax in axes:
+            ax.set_ylim(min(lows), max(highs))
     return fig
+
+
+def plot_variants(ctx: Context) -> Any:
+    """Time at the largest data size against the build variants, one line per row of
+    the generic tables (without the variant), one panel per operation."""
+    variants = _variants(ctx.points)
+    largest = max(ctx.points, key=lambda p: p.size_bytes).input_name
+    at = [p for p in ctx.points if p.input_name == largest]
+    ops = sorted({p.op for p in at}, reverse=True)  # encrypt before decrypt
+    fig, axes = _figure(ncols=len(ops))
+    any_wide = False
+    for ax, op in zip(axes, ops):
+        base = [p for p in at if p.op == op and p.variant == variants[0]]
+        labels = row_labels(base)
+        for i, b in enumerate(base):
+            xs, cells = [], []
+            for j, v in enumerate(variants):
+                p = next(
+                    (
+                        q
+                        for q in at
+                        if q.op == op and q.variant == v and _same_but_variant(q, b)
+                    ),
+                    None,
+                )
+                r = ctx.by_point.get(p.id) if p else None
+                c = time_cell(ctx, r) if _ok(r) else None
+                if c is not None:
+                    xs.append(j)
+                    cells.append(c)
+            ys = [c.value for c in cells]
+            bounds = _measured_bounds(cells)
+            any_wide |= hollow(ax, xs, cells, _style(i))
+            ax.errorbar(
+                xs,
+                ys,
+                yerr=_yerr(ys, bounds),
+                label=labels[b.id],
+                capsize=3,
+                **_style(i),
+            )
+        ax.set_xticks(range(len(variants)))
+        ax.set_xticklabels(variants, rotation=30)
+        ax.set_xlabel("build variant (compiler flags)")
+        ax.set_yscale("log")
+        ax.set_ylabel(f"time at {largest} (s, {ctx.statistic})")
+        ax.set_title(f"{CAPTIONS['time_vs_variant'][0]}, {op}")
+        ax.grid(True, which="major", alpha=0.3)
+        _legend(ax)
+    _flag_note(fig, any_wide, ctx)
+    return fig
+
+
+def _same_but_variant(a: Point, b: Point) -> bool:
+    return a.id.removesuffix(f"-v{a.variant}") == b.id.removesuffix(f"-v{b.variant}")
 
 
 def plot_throughput(ctx: Context) -> Any:
@@ -505,6 +592,7 @@ def plot_energy(ctx: Context) -> Any:
 
 PLOTTERS: dict[str, Callable[[Context], Any]] = {
     "time_vs_size": plot_time,
+    "time_vs_variant": plot_variants,
     "speedup_vs_p": plot_speedup,
     "throughput": plot_throughput,
     "cuda_copy": plot_cuda_copy,

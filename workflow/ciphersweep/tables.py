@@ -542,6 +542,8 @@ def table_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
 def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
     """Plots of a campaign (ciphersweep.plots draws them)."""
     names = ["time_vs_size", "throughput"]
+    if len({p.variant for p in points}) > 1:
+        names.insert(1, "time_vs_variant")
     if _has_parallel(cfg, points):
         names.insert(1, "speedup_vs_p")
     if any(p.backend == "cuda" for p in points):
