@@ -173,6 +173,30 @@ def test_provenance_rows_many_values(n: int) -> None:
     assert ("+2 more" in hosts) == (n == 8)
 
 
+def test_gpu_state_rows() -> None:
+    recs = [
+        {
+            "gpu_power_limit_w": 700.0,
+            "gpu_sm_clock_mhz_start": 1980.0,
+            "gpu_sm_clock_mhz_end": 1755.0,
+            "gpu_temp_c_start": 38.0,
+            "gpu_temp_c_end": 61.0,
+        },
+        {
+            "gpu_power_limit_w": 700.0,
+            "gpu_sm_clock_mhz_start": 1980.0,
+            "gpu_sm_clock_mhz_end": 1980.0,
+            "gpu_temp_c_start": None,
+            "gpu_temp_c_end": 45.0,
+        },
+    ]
+    rows = dict(provenance.provenance_rows(recs))
+    assert rows["GPU power limit [W]"] == "700"
+    assert rows["GPU SM clock [MHz]"] == "1755 .. 1980 (start and end of the points)"
+    assert rows["GPU temperature [°C]"].startswith("38 .. 61")
+    assert rows["GPU memory clock [MHz]"] == "not read (no GPU, or no NVML)"
+
+
 def test_energy_sources_row() -> None:
     rows = dict(
         provenance.provenance_rows([{"joules": None}, {"joules": float("nan")}])

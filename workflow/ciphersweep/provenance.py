@@ -319,6 +319,14 @@ PROVENANCE_ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("OS / kernel", (), ("os", "kernel")),
     ("GPU model", ("gpu_model",), ("gpu_model",)),
     ("GPU driver", ("gpu_driver",), ("gpu_driver",)),
+    ("GPU power limit [W]", ("gpu_power_limit_w",), ()),
+    ("GPU SM clock [MHz]", ("gpu_sm_clock_mhz_start", "gpu_sm_clock_mhz_end"), ()),
+    (
+        "GPU memory clock [MHz]",
+        ("gpu_mem_clock_mhz_start", "gpu_mem_clock_mhz_end"),
+        (),
+    ),
+    ("GPU temperature [°C]", ("gpu_temp_c_start", "gpu_temp_c_end"), ()),
     ("Compiler", ("compiler",), ("cc",)),
     ("Compiler flags", ("cflags",), ()),
     ("CUDA", (), ("nvcc",)),
@@ -344,6 +352,10 @@ _NONE_TEXT = {
     "Container runtime": "none",
     "GPU model": "none found",
     "GPU driver": "none found",
+    "GPU power limit [W]": "not read (no GPU, or no NVML)",
+    "GPU SM clock [MHz]": "not read (no GPU, or no NVML)",
+    "GPU memory clock [MHz]": "not read (no GPU, or no NVML)",
+    "GPU temperature [°C]": "not read (no GPU, or no NVML)",
     "Slurm job ids": "none (not run under Slurm)",
     "Slurm node lists": "none (not run under Slurm)",
     "Energy sources": "none",
@@ -354,6 +366,22 @@ _NONE_TEXT = {
 def _missing(v: Any) -> bool:
     """None, or the NaN pandas puts in a numeric column for a missing value."""
     return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+# Rows whose values vary from point to point: shown as the range over the start and end
+# readings of every point (aes-cuda reads them when a point starts and ends).
+_RANGE_ROWS = ("GPU SM clock [MHz]", "GPU memory clock [MHz]", "GPU temperature [°C]")
+
+
+def _range(recs: list[dict[str, Any]], fields: tuple[str, ...]) -> list[str]:
+    vals = [r.get(f) for r in recs for f in fields]
+    nums = [float(v) for v in vals if not _missing(v)]
+    if not nums:
+        return []
+    lo, hi = min(nums), max(nums)
+    return [
+        f"{lo:g}" if lo == hi else f"{lo:g} .. {hi:g} (start and end of the points)"
+    ]
 
 
 def _distinct(values: Iterable[Any]) -> list[str]:
@@ -398,8 +426,8 @@ def provenance_rows(
             ts = sorted(_distinct(r.get("timestamp") for r in ok))
             rows.append((label, f"{ts[0]} / {ts[-1]}" if ts else "unknown"))
             continue
-        vals: list[str] = []
-        for f in rfields:
+        vals: list[str] = _range(ok, rfields) if label in _RANGE_ROWS else []
+        for f in rfields if label not in _RANGE_ROWS else ():
             vals += [v for v in _distinct(r.get(f) for r in ok) if v not in vals]
         if label == "Energy sources" and any(_missing(r.get("joules")) for r in ok):
             some = "none for some points" if vals else "none"
