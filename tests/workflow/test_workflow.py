@@ -259,6 +259,16 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     assert claims.loc["omp-mpi8-similar", "verdict"] in ("holds", "does not hold")
     ranks = pd.read_csv(res / "compare" / "ranks.csv")
     assert (ranks.cells >= 2).any()
+    # the same comparison as tables (rendered with footnotes) and in the report
+    published = pd.read_csv(res / "tables" / "published.csv", index_col=0)
+    assert published.loc[
+        "Tabla 5.2 | Secuencial (Intel) | 512KB", "paper"
+    ] == pytest.approx(1.133039)
+    verdicts = pd.read_csv(res / "tables" / "claims.csv", index_col=0)
+    assert verdicts.loc["cuda-507-kernel", "verdict"] == "the paper contradicts itself"
+    html = (res / "report.html").read_text()
+    assert "Comparison with the published study" in html
+    assert "the paper contradicts itself" in html
     refs = pd.read_csv(res / "compare" / "references.csv")
     assert list(refs.verdict) == ["above"]
     assert not (res / "compare" / "references.ok").exists()

@@ -24,7 +24,7 @@ from .sweep import Point
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from .tables import Context
+    from .tables import Context, Table
 
 AXES = (
     "backend",
@@ -212,21 +212,41 @@ def measured(
     v = layouts.quantity(ctx, p, value, time=time, statistic=statistic, unit=shown)
     if isinstance(v, tuple):
         return Measured(None, why=str(v[1]))
+    v = getattr(v, "value", v)  # a cell flagged as wider than the precision target
     if not isinstance(v, float):
         return Measured(None, why="no value")
-    row = ctx.by_point.get(p.id) or {}
-    col = value if value in layouts.TIMES_ALL else time
-    ci = f"{col}_ci" if statistic == "median" else f"{col}_mean_ci"
-    lo, hi = _num(row.get(f"{ci}_low")), _num(row.get(f"{ci}_high"))
-    if lo is None or hi is None or value in ("speedup", "efficiency"):
+    low, high = _interval(ctx, p, value, time, statistic)
+    if low is None or high is None:
         return Measured(v)
     if value in layouts.TIMES_ALL:
         f = _time_factor(shown or "s")
-        return Measured(v, lo * f, hi * f)
+        return Measured(v, low * f, high * f)
     if value == "throughput":
         rate = layouts.RATE_UNITS[shown or "MB/s"]
-        return Measured(v, p.size_bytes / hi / rate, p.size_bytes / lo / rate)
-    return Measured(v)
+        return Measured(v, p.size_bytes / high / rate, p.size_bytes / low / rate)
+    if value == "efficiency":
+        return Measured(v, low / p.p, high / p.p)
+    return Measured(v, low, high)
+
+
+def _interval(
+    ctx: Context, p: Point, value: str, time: str, statistic: str
+) -> tuple[float | None, float | None]:
+    """The statistics module's interval of a time (seconds) or of a speedup."""
+    from . import stats
+
+    def est(pid: str, col: str) -> stats.Estimate | None:
+        row = ctx.by_point.get(pid)
+        e = None if row is None else stats.row_estimate(row, statistic, prefix=col)
+        return None if e is None or math.isnan(e.level) else e
+
+    if value in ("speedup", "efficiency"):
+        b = layouts.baseline_ids(ctx).get(p.id)
+        num, den = (est(b, time) if b else None), est(p.id, time)
+        r = stats.ratio(num, den) if num and den else None
+        return (r.low, r.high) if r else (None, None)
+    e = est(p.id, value if value in layouts.TIMES_ALL else time)
+    return (e.low, e.high) if e else (None, None)
 
 
 def _num(v: Any) -> float | None:
@@ -839,3 +859,90 @@ def write(
             for name, rows in result.items():
                 print(f"## {name}\n\n{_markdown(name, rows)}", file=fh)
     return result
+
+
+# ------------------------------------------------------------------ report tables
+
+
+def register_tables(register: Any) -> None:
+    """The ``published`` and ``claims`` tables beside the generic ones (tables/ and
+    the report), for campaigns whose ``compare`` names a study's data."""
+    from .tables import Builder
+
+    def has(key: str) -> Any:
+        return lambda cfg, points: key in (cfg.get("compare") or {})
+
+    register(Builder("published", published_table, has("published")))
+    register(Builder("claims", claims_table, has("claims")))
+
+
+def published_table(ctx: Context) -> Table:
+    """Paper value, measured value (in the paper's unit, with its interval), ratio and
+    difference, one row per printed cell (and per quantity it could be)."""
+    from .tables import NA, Table
+
+    comp = ctx.cfg["compare"]
+    rows = published_rows(ctx, load_published(comp["published"]))
+    seen: dict[tuple[str, str, str], int] = {}
+    for r in rows:
+        k = (r["source"], r["row"], r["column"])
+        seen[k] = seen.get(k, 0) + 1
+    multi = {k for k, n in seen.items() if n > 1}
+    cols = ["paper", "unit", "measured", "ratio", "difference", "closest"]
+    t = Table(
+        "published",
+        "The study's published numbers next to the measured ones",
+        [],
+        cols,
+        {},
+        digits=4,
+        row_header="table | row | column",
+        caption=(
+            "Measured values are in the study's unit; ratio = measured / paper; "
+            "difference = measured - paper for speedups. Where a printed number could "
+            "be more than one quantity (total or compute-only time), both are shown "
+            "and the closer one is marked."
+        ),
+    )
+    for r in rows:
+        label = f"{r['source']} | {r['row']} | {r['column']}"
+        if (r["source"], r["row"], r["column"]) in multi:
+            label += f" [{r['measure']}]"
+        t.rows.append(label)
+        t.cells[(label, "paper")] = r["paper"]
+        t.cells[(label, "unit")] = r["unit"]
+        for c in ("measured", "ratio", "difference"):
+            t.cells[(label, c)] = NA if r[c] is None else float(r[c])
+        t.cells[(label, "closest")] = r["closest"]
+        if r["note"]:
+            where = "measured" if r["measured"] is None else "paper"
+            t.notes[(label, where)] = r["note"]
+        if r["ci_low"] is not None and r["ci_high"] is not None:
+            t.intervals[(label, "measured")] = (r["ci_low"], r["ci_high"])
+    return t
+
+
+def claims_table(ctx: Context) -> Table:
+    """Every stated finding: holds / does not hold here, with the deciding numbers."""
+    from .tables import Table
+
+    comp = ctx.cfg["compare"]
+    pub = load_published(comp["published"]) if "published" in comp else None
+    rows = claim_rows(ctx, load_claims(comp["claims"]), pub)
+    cols = ["claim", "source", "verdict", "numbers"]
+    t = Table(
+        "claims",
+        "The study's findings, checked on this campaign's measurements",
+        [r["id"] for r in rows],
+        cols,
+        {},
+        row_header="claim",
+        caption=(
+            "holds / does not hold here / not measured here, with the numbers that "
+            "decide it; kind paper: whether the study's own printed numbers agree."
+        ),
+    )
+    for r in rows:
+        for c in cols:
+            t.cells[(r["id"], c)] = r[c]
+    return t

@@ -300,6 +300,11 @@ def _stat(row: dict[str, Any], col: str, statistic: str) -> float | None:
     return None if math.isnan(f) else f
 
 
+def baseline_ids(ctx: Context) -> dict[str, str]:
+    """Point id -> its baseline point's id (cached on the context)."""
+    return _baseline(ctx)
+
+
 def _baseline(ctx: Context) -> dict[str, str]:
     cached = getattr(ctx, "_baseline_cache", None)
     if cached is None:

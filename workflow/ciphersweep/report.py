@@ -24,7 +24,10 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 # sections of the page for tables that have their own (the others: "Tables")
-SUMMARY_TABLES = ("published",)
+SUMMARY_TABLES = {
+    "claims": "The published study's findings, checked here",
+    "published": "Comparison with the published study",
+}
 PROVENANCE_TABLES = ("provenance",)
 WHERE_ROWS = ("Hosts", "CPU model", "CPU cores", "GPU model", "First / last record")
 HEADLINES = 6
@@ -128,10 +131,11 @@ def summary_section(
             "backend over the data sizes (details in the speedup table).</p>"
             f"<ul class='headline'>{items}</ul>"
         )
-    for t in tabs:
-        if t.name in SUMMARY_TABLES:
-            parts.append("<h3>Comparison with the published study</h3>")
-            parts.append(render.render_html(t))
+    for name, heading in SUMMARY_TABLES.items():
+        for t in tabs:
+            if t.name == name:
+                parts.append(f"<h3>{_e(heading)}</h3>")
+                parts.append(render.render_html(t))
     parts.append("</section>")
     return "\n".join(parts)
 

@@ -31,7 +31,12 @@ if TYPE_CHECKING:  # pragma: no cover
 NAMED_BACKENDS = ("openssl", "pycryptodome", "command")
 FAILED = "failed"
 NA = "n/a"
-PLUGINS = ("ciphersweep.energy", "ciphersweep.provenance", "ciphersweep.build")
+PLUGINS = (
+    "ciphersweep.energy",
+    "ciphersweep.provenance",
+    "ciphersweep.build",
+    "ciphersweep.compare",
+)
 
 
 # ------------------------------------------------------------------ the one formula

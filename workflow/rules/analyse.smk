@@ -144,8 +144,10 @@ if REFERENCE_CHECK:
 
     rule reference_check:
         input:
-            f"{RES}/compare/references.csv",
+            refs=f"{RES}/compare/references.csv",
+            tables=table_files(),
+            report=REPORT,
         output:
             touch(f"{RES}/compare/references.ok"),
         run:
-            fail_on_violations(input[0])
+            fail_on_violations(input.refs)
