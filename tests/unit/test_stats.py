@@ -318,3 +318,27 @@ def test_layout_tables_flag_wide_cells_too() -> None:
         pd.DataFrame([{"point": seq_p.id, "status": "ok", "t_total_median": 1.0}]),
     )
     assert tables.build_time(old).notes == {}
+
+
+def test_headline_speedup_carries_its_interval_and_flag() -> None:
+    from ciphersweep import report
+
+    rng = random.Random(3)
+    seq = [0.136 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
+    mpi1 = [0.100 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
+    sp, _ = _speedup_table(seq, mpi1)
+    (line,) = report.headline_speedups([sp])
+    lo, hi = sp.intervals[("mpi (1 rank)", "1MiB")]
+    fmt = render.table_format(sp)
+    assert f"x [{fmt(lo)}..{fmt(hi)}] at 1MiB" in line
+    assert line.endswith("(interval wider than the target)")
+
+
+def test_mean_statistic_in_the_tables() -> None:
+    xs = [1.0] * 10 + [12.0]
+    seq_p = _pt("seq")
+    rows = [{"point": seq_p.id, "status": "ok", **stats.summarize(xs)}]
+    ctx = tables.Context({"statistic": "mean"}, [seq_p], pd.DataFrame(rows))
+    t = tables.build_time(ctx)
+    assert t.value("seq", "1MiB") == pytest.approx(2.0) and "mean" in t.title
+    assert "95% CI of the mean" in t.notes[("seq", "1MiB")]  # 12.0 makes it wide

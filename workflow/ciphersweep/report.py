@@ -94,7 +94,9 @@ def headline_speedups(tabs: Sequence[cs_tables.Table]) -> list[str]:
         vals = [(v, c) for c in sp.columns if isinstance(v := sp.value(r, c), float)]
         if vals:
             v, c = max(vals)
-            best.append((v, f"{r}: {fmt(v)}x at {c}"))
+            iv = render.interval_text(sp.intervals.get((r, c)), fmt)
+            flag = " (interval wider than the target)" if (r, c) in sp.notes else ""
+            best.append((v, f"{r}: {fmt(v)}x{iv} at {c}{flag}"))
     return [text for _, text in sorted(best, reverse=True)[:HEADLINES]]
 
 
