@@ -356,3 +356,47 @@ def test_bad_claims_file_one_line(tmp_path: Path) -> None:
         "invalid config: compare.claims: c.yaml: claims[0].kind: 'guess' "
         "(allowed: values, factor, order, paper)"
     )
+
+
+def test_binary_size_from_the_build_records(tmp_path: Path, monkeypatch) -> None:
+    """Cuadro 3-style rows: one object size per impl, whatever the point's size."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    d = tmp_path / "results" / "ag" / "build"
+    d.mkdir(parents=True)
+    rows = [
+        {"part": "object", "name": "ascon_ref", "total": 2000},
+        {"part": "object", "name": "ascon_opt64", "total": 9000},
+    ]
+    (d / "default.sizes.json").write_text(json.dumps({"rows": rows}))
+    pts = [
+        _p("seq", lab, n, impl=impl, cipher="ascon-aead128")
+        for impl in ("ascon-ref", "ascon-opt64")
+        for lab, n in (("20B", 20), ("5KiB", 5120))
+    ]
+    ctx = _ctx(
+        [(p, {"t_total_median": 1.0}) for p in pts],
+        campaign="ag",
+        build={"variants": {}},
+    )
+    pub = pd.DataFrame(
+        [
+            {
+                "source": "C3",
+                "row": r,
+                "column": "size",
+                "value": v,
+                "unit": "B",
+                "measure": "binary_bytes",
+                "impl": i,
+            }
+            for r, v, i in (
+                ("ref", "20648", "ascon-ref"),
+                ("opt64", "331816", "ascon-opt64"),
+            )
+        ]
+    )
+    out = compare.published_rows(ctx, pub)
+    assert [r["measured"] for r in out] == [2000.0, 9000.0]
+    assert compare.rank_rows(out)[0]["spearman"] == pytest.approx(1.0)

@@ -40,6 +40,7 @@ AXES = (
     "threads",
     "gpus",
     "block_threads",
+    "variant",
 )
 PUBLISHED_COLUMNS = ("source", "row", "column", "value", "unit", "measure")
 # measure -> (layouts value, time it is computed from)
@@ -206,7 +207,7 @@ def measured(
     if measure == "enc_dec_ratio":
         return _enc_dec_ratio(ctx, p)
     if measure == "binary_bytes":
-        return _summary_value(ctx, p, "binary_bytes")
+        return _object_size(ctx, p)
     value, time = MEASURES[measure]
     shown = unit if unit in layouts.UNITS[value] else None
     v = layouts.quantity(ctx, p, value, time=time, statistic=statistic, unit=shown)
@@ -257,13 +258,20 @@ def _num(v: Any) -> float | None:
     return None if math.isnan(f) else f
 
 
-def _summary_value(ctx: Context, p: Point, col: str) -> Measured:
-    row = ctx.by_point.get(p.id) or {}
-    for key in (f"{col}_median", col):
-        v = _num(row.get(key))
-        if v is not None:
-            return Measured(v)
-    return Measured(None, why=f"{col} is not measured by this campaign")
+def _object_size(ctx: Context, p: Point) -> Measured:
+    """Compiled size (text + data + bss) of the point's algorithm object file in its
+    build, from the binary-size records of the build rules (ciphersweep.build)."""
+    sizes = getattr(ctx, "_sizes_cache", None)
+    if sizes is None:
+        from . import build
+
+        sizes = build.load_sizes(ctx.cfg) if "build" in ctx.cfg else {}
+        ctx._sizes_cache = sizes  # type: ignore[attr-defined]
+    name = p.impl.replace("-", "_")
+    for r in sizes.get(p.variant or "default", []):
+        if r.get("part") == "object" and r.get("name") == name:
+            return Measured(float(r["total"]))
+    return Measured(None, why=f"no size record of {name}.o in this campaign's build")
 
 
 def _enc_dec_ratio(ctx: Context, p: Point) -> Measured:
