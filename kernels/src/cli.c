@@ -97,6 +97,8 @@ static void usage(const cs_prog_info *be)
            "  --seed S                            generator seed (default 1)\n"
            "  --gen-input FILE                    write the generated input to FILE and exit\n"
            "  --key HEX                           default 000102...: the FIPS-197 C.1 key for AES-128\n"
+           "  --key-bits N                        aes-openssl: key length of a variable-length\n"
+           "                                      cipher (e.g. 64 for bf-cbc; default: OpenSSL's)\n"
            "  --iv HEX                            default f0f1f2...: the SP 800-38A F.5 counter\n"
            "                                      (AEADs: the nonce, 16 bytes Ascon, 12 bytes GCM)\n"
            "  --ad HEX                            AEAD associated data (default empty)\n"
@@ -133,7 +135,7 @@ enum { OPT_OK = 0, OPT_BAD = 1, OPT_NOT_MINE = 2 };
 enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
        O_AD, O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
        O_ENERGY, O_FAULT, O_HELP, O_VERSION, O_STREAMS, O_CHUNK, O_TARGET_CI, O_MAX_REPS,
-       O_MAX_SECONDS };
+       O_MAX_SECONDS, O_KEYBITS };
 
 static const struct option longopts[] = {
     {"impl", required_argument, NULL, O_IMPL},
@@ -145,6 +147,7 @@ static const struct option longopts[] = {
     {"seed", required_argument, NULL, O_SEED},
     {"gen-input", required_argument, NULL, O_GEN},
     {"key", required_argument, NULL, O_KEY},
+    {"key-bits", required_argument, NULL, O_KEYBITS},
     {"iv", required_argument, NULL, O_IV},
     {"ad", required_argument, NULL, O_AD},
     {"nopad", no_argument, NULL, O_NOPAD},
@@ -277,6 +280,10 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
         o->key_len = cs_parse_hex(a, o->key, 64);
         if (o->key_len < 0)
             return fail(err, n, "--key: '%s' is not an even number of hex digits (at most 64 bytes)", a);
+        return OPT_OK;
+    case O_KEYBITS:
+        if (parse_int(a, 8, 512, &o->key_bits) != 0 || o->key_bits % 8)
+            return fail(err, n, "--key-bits: '%s' is not a key length (allowed: 8..512 in steps of 8)", a);
         return OPT_OK;
     case O_IV:
         o->iv_len = cs_parse_hex(a, o->iv, 64);

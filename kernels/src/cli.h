@@ -35,6 +35,7 @@ typedef struct {
     const char *gen_input;    /* --gen-input FILE */
     uint8_t key[64];
     int key_len;              /* 0: not given (default key) */
+    int key_bits;             /* --key-bits: 0 = the cipher's default length */
     uint8_t iv[64];
     int iv_len;               /* 0: not given (default IV) */
     const char *ad_hex;       /* --ad HEX: AEAD associated data (NULL: none) */

@@ -76,7 +76,32 @@ static int update_all(EVP_CIPHER_CTX *ctx, uint8_t *out, const uint8_t *in, size
     return 0;
 }
 
-int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8_t *iv,
+int cs_evp_init(void *ctx, const void *cipher, const uint8_t *key, int key_len,
+                const uint8_t *iv, int enc)
+{
+    EVP_CIPHER_CTX *x = (EVP_CIPHER_CTX *)ctx;
+    const EVP_CIPHER *c = (const EVP_CIPHER *)cipher;
+    const uint8_t *v = EVP_CIPHER_get_iv_length(c) ? iv : NULL;
+    if (key_len == EVP_CIPHER_get_key_length(c))
+        return EVP_CipherInit_ex2(x, c, key, v, enc, NULL);
+    return EVP_CipherInit_ex2(x, c, NULL, NULL, enc, NULL) == 1 &&
+                   EVP_CIPHER_CTX_set_key_length(x, key_len) == 1 &&
+                   EVP_CipherInit_ex2(x, NULL, key, v, -1, NULL) == 1
+               ? 1
+               : 0;
+}
+
+int cs_evp_key_length_ok(const void *cipher, int key_len)
+{
+    EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+    int ok = x && EVP_CipherInit_ex2(x, (const EVP_CIPHER *)cipher, NULL, NULL, 1, NULL) == 1 &&
+             EVP_CIPHER_CTX_set_key_length(x, key_len) == 1;
+    EVP_CIPHER_CTX_free(x);
+    ERR_clear_error();
+    return ok;
+}
+
+int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, int key_len, const uint8_t *iv,
                  const uint8_t *in, size_t n, uint8_t *out, size_t *out_n, uint8_t *tag,
                  char *err, size_t errlen)
 {
@@ -89,7 +114,7 @@ int cs_evp_crypt(void *cipher, int enc, int pad, const uint8_t *key, const uint8
         ossl_err(err, errlen, "EVP_CIPHER_CTX_new failed");
         return -1;
     }
-    if (EVP_CipherInit_ex2(ctx, c, key, EVP_CIPHER_get_iv_length(c) ? iv : NULL, enc, NULL) != 1) {
+    if (cs_evp_init(ctx, c, key, key_len, iv, enc) != 1) {
         ossl_err(err, errlen, "EVP_CipherInit_ex2 failed");
         goto done;
     }

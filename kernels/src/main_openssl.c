@@ -89,8 +89,7 @@ static int ossl_rep(cs_run *r, cs_timings *t)
     size_t total = 0, n = r->in_len;
     const uint8_t *in = r->in;
     const double t0 = cs_now();
-    if (EVP_CipherInit_ex2(c->ctx, (const EVP_CIPHER *)r->evp, r->key, r->iv_len ? r->iv : NULL, enc,
-                           NULL) != 1) {
+    if (cs_evp_init(c->ctx, r->evp, r->key, r->key_len, r->iv, enc) != 1) {
         cs_error(r, "EVP_CipherInit_ex2 failed");
         return CS_EXIT_FAIL;
     }
@@ -136,7 +135,7 @@ static int ossl_verify(cs_run *r, size_t *bad_off)
     if (!back)
         return -1;
     const int enc = r->o.op == CS_ENCRYPT;
-    int rc = cs_evp_crypt(r->evp, !enc, r->pad, r->key, r->iv, r->out, r->out_len, back, &back_len,
+    int rc = cs_evp_crypt(r->evp, !enc, r->pad, r->key, r->key_len, r->iv, r->out, r->out_len, back, &back_len,
                           c->aead ? tag : NULL, err, sizeof err);
     if (rc != 0 || back_len != r->in_len) {
         *bad_off = 0;

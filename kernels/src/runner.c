@@ -146,6 +146,14 @@ static int resolve_cipher(cs_run *r, void **evp)
     snprintf(r->mode_name, sizeof r->mode_name, "%s", evp_mode_name(mode));
     r->key_len = EVP_CIPHER_get_key_length(c);
     r->iv_len = EVP_CIPHER_get_iv_length(c);
+    if (o->key_bits) {
+        if (o->key_bits != 8 * r->key_len && !cs_evp_key_length_ok(c, o->key_bits / 8)) {
+            cs_error(r, "--key-bits: OpenSSL refuses a %d-bit key for %s (its default: %d)",
+                     o->key_bits, r->cipher, 8 * r->key_len);
+            return CS_EXIT_USAGE;
+        }
+        r->key_len = o->key_bits / 8;
+    }
     if (r->key_len > 64 || r->iv_len > 16) {
         cs_error(r, "--cipher: %s has a key or IV longer than this benchmark supports", r->cipher);
         return CS_EXIT_USAGE;
@@ -196,7 +204,7 @@ int cs_reference_evp(cs_run *r)
                     "generated plaintext instead", r->cipher);
         return CS_EXIT_USAGE;
     }
-    if (cs_evp_crypt(r->evp, r->o.op == CS_ENCRYPT, r->pad, r->key, r->iv, r->in, r->in_len, r->ref,
+    if (cs_evp_crypt(r->evp, r->o.op == CS_ENCRYPT, r->pad, r->key, r->key_len, r->iv, r->in, r->in_len, r->ref,
                      &r->ref_len, aead ? r->tag : NULL, err, sizeof err) != 0) {
         cs_error(r, "OpenSSL reference failed: %s", err);
         return CS_EXIT_FAIL;
@@ -282,7 +290,7 @@ static int prepare_data(cs_run *r)
             cs_error(r, "out of memory");
             return CS_EXIT_FAIL;
         }
-        if (cs_evp_crypt(r->evp, 1, r->pad, r->key, r->iv, data, n, r->in, &r->in_len,
+        if (cs_evp_crypt(r->evp, 1, r->pad, r->key, r->key_len, r->iv, data, n, r->in, &r->in_len,
                          aead ? r->tag : NULL, err, sizeof err) != 0) {
             cs_error(r, "OpenSSL encryption of the input failed: %s", err);
             return CS_EXIT_FAIL;
@@ -344,6 +352,10 @@ static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, const c
     cs_json_str(b, "impl", r->impl_name);
     cs_json_str(b, "cipher", r->cipher);
     cs_json_str(b, "mode", r->mode_name);
+    if (r->key_len) /* the AEAD path keeps its key length to itself */
+        cs_json_int(b, "key_bits", 8LL * r->key_len);
+    else
+        cs_json_null(b, "key_bits");
     cs_json_str(b, "op", o->op == CS_ENCRYPT ? "encrypt" : "decrypt");
     cs_json_bool(b, "padding", r->pad);
     cs_json_int(b, "bytes", (long long)r->plain_len);

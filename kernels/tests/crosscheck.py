@@ -523,6 +523,7 @@ class Checker:
         )
         if legacy:
             cases.append(("bf-cbc", True))
+            self.blowfish_64()
         else:
             print("note: OpenSSL legacy provider missing: bf-cbc not checked")
         for cipher, with_enc in cases:
@@ -560,6 +561,40 @@ class Checker:
                         )
                         want = self.openssl_enc(cipher, key, iv, src)
                         self.expect(got == want, what + ": output == openssl enc")
+
+    def blowfish_64(self) -> None:
+        """--key-bits 64: a true 64-bit Blowfish key (Eric Young's ECB vector: key and
+        plaintext 00..00 give 4ef997456198dd78), not the zero-padded 128-bit key that
+        `openssl enc -K` makes of 8 bytes; a fixed-length cipher refuses another."""
+        src = self.path("zero8.bin")
+        src.write_bytes(bytes(8))
+        args = ["--cipher", "bf-ecb", "--key-bits", "64", "--key", "00" * 8]
+        rc, got, err, so = self.kernel(
+            [], "aes-openssl", args + ["--nopad", "--input", str(src)]
+        )
+        what = "openssl bf-ecb --key-bits 64"
+        if self.expect(rc == 0, what + ": exit 0", err.strip()):
+            self.records_ok(so, what)
+            self.expect(
+                json.loads(so.decode().splitlines()[0])["key_bits"] == 64,
+                what + ": key_bits 64",
+            )
+            self.expect(
+                got.hex() == "4ef997456198dd78",
+                what + ": Eric Young's vector",
+                got.hex(),
+            )
+        rc, _, err, _ = self.kernel(
+            [],
+            "aes-openssl",
+            ["--cipher", "aes-128-cbc", "--key-bits", "64", "--size", "16"],
+        )
+        self.expect(
+            rc == 2
+            and "--key-bits: OpenSSL refuses a 64-bit key for aes-128-cbc" in err,
+            "aes-128-cbc --key-bits 64: usage error",
+            err.strip(),
+        )
 
     @staticmethod
     def lengths(cipher: str) -> tuple[int, int]:
@@ -628,7 +663,8 @@ class Checker:
                 "ISO 8601 UTC timestamp",
             )
             self.expect(
-                rec["impl"] in ("vaes", "vaes256", "aesni", "ttable"), "auto picks the best impl"
+                rec["impl"] in ("vaes", "vaes256", "aesni", "ttable"),
+                "auto picks the best impl",
             )
             self.expect(
                 rec["joules"] is None or rec["joules"] > 0, "joules null or positive"

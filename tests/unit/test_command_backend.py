@@ -84,6 +84,10 @@ BAD = {
         {**_cmd_cfg(), "key_bits": {"aes-128-cbc": [64]}},
         "key_bits.aes-128-cbc: aes-128-cbc: a 64-bit key is not allowed (128)",
     ),
+    "blowfish key bits": (
+        {**_cmd_cfg(), "key_bits": {"bf-cbc": [12]}},
+        "key_bits.bf-cbc: bf-cbc: a 12-bit key is not allowed (32..448 in steps of 8)",
+    ),
     "container": (
         {**_cmd_cfg(), "platform": {"container": {"runtime": "charliecloud"}}},
         "backends.pycryptodome: runs natively only",

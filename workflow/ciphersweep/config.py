@@ -386,15 +386,6 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
                 cs_ciphers.cipher(name, kb)
         except ValueError as exc:
             raise _fail(["key_bits", name], str(exc)) from None
-        if (
-            backends.get("openssl") is not None
-            and name in backends["openssl"]["ciphers"]
-        ):
-            raise _fail(
-                ["key_bits", name],
-                "aes-openssl takes the cipher's default key length only "
-                "(allowed here: ciphers of the pycryptodome and command backends)",
-            )
     if backends.get("pycryptodome") is not None:
         for i, c in enumerate(backends["pycryptodome"]["ciphers"]):
             cipher_ok(["backends", "pycryptodome", "ciphers", i], c)

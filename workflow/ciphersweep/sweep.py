@@ -249,13 +249,15 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                         add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
             if be.get("openssl") is not None:
                 for c in be["openssl"]["ciphers"]:
-                    add(
-                        backend="openssl",
-                        impl="evp",
-                        mode=_cipher_mode(c),
-                        cipher=c,
-                        **d,
-                    )
+                    for kb in _key_lengths(cfg, c):
+                        add(
+                            backend="openssl",
+                            impl="evp",
+                            mode=_cipher_mode(c),
+                            cipher=c,
+                            key_bits=kb,
+                            **d,
+                        )
             _python_points(cfg, op, d, add)
     ids = [p.id for p in points]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
