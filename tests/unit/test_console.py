@@ -95,7 +95,9 @@ def test_summary_lines(tmp_path: Path) -> None:
         (res / "tables" / f).write_text("x")
     (res / "plots" / "throughput.png").write_bytes(b"x")
     rows = [{"point": f"p{i}", "status": "ok", "reason": None} for i in range(3)]
-    rows += [{"point": f"f{i}", "status": "failed", "reason": f"r{i}"} for i in range(5)]
+    rows += [
+        {"point": f"f{i}", "status": "failed", "reason": f"r{i}"} for i in range(5)
+    ]
     pd.DataFrame(rows).to_csv(res / "summary.csv", index=False)
     cmd = console.report_command(res / "report.html", ["campaigns/c.yaml"])
     lines = console.summary_lines(res, res / "report.html", cmd)
@@ -103,15 +105,22 @@ def test_summary_lines(tmp_path: Path) -> None:
     assert "  points measured: 3 of 8, 5 failed" in lines
     assert "    failed f0: r0" in lines and "    failed f3: r3" not in lines
     assert any("2 more in" in line for line in lines)
-    assert "noisy cells: not assessed" in "\n".join(lines)
+    assert "  noisy cells: 0 of 3 times" in "\n".join(lines)
     assert f"  tables: {res / 'tables'}/ (speedup, time; .csv .md .tex)" in lines
     assert any(line.startswith("  plots:") and "throughput" in line for line in lines)
     assert f"  report: not made yet ({res / 'report.html'})" in lines
     assert lines[-1].endswith(
         f"snakemake --profile profiles/local --configfile campaigns/c.yaml {res}/report.html"
     )
-    pd.DataFrame([{"point": "a", "status": "ok", "noisy": True}]).to_csv(
-        res / "summary.csv", index=False
+    # a 95 % interval of +-10 % against a +-5 % target is noisy; +-1 % is not
+    rows = [
+        {"point": p, "status": "ok", "t_total_median": 1.0, "t_total_ci_low": lo,
+         "t_total_ci_high": hi, "t_total_ci_level": 0.96, "n": 20}
+        for p, lo, hi in (("a", 0.9, 1.1), ("b", 0.99, 1.01))
+    ]  # fmt: skip
+    pd.DataFrame(rows).to_csv(res / "summary.csv", index=False)
+    lines = console.summary_lines(
+        res, res / "report.html", cmd, cfg={"precision": {"target": 0.05}}
     )
-    lines = console.summary_lines(res, res / "report.html", cmd)
-    assert any(line.startswith("  noisy cells: 1 ") for line in lines)
+    assert any(line.startswith("  noisy cells: 1 of 2 times") for line in lines)
+    assert "wider than ±5%" in "\n".join(lines)

@@ -9,7 +9,7 @@ says the same whatever the console looks like (quiet progress line or ``--verbos
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +17,6 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 MAX_REASONS = 3
-NOISY_COLUMNS = ("noisy", "t_total_noisy")
 
 
 def _read_summary(path: Path) -> pd.DataFrame | None:
@@ -35,13 +34,19 @@ def _truthy(v: Any) -> bool:
     return str(v).strip().lower() in ("true", "1", "yes")
 
 
-def noisy_cells(summary: pd.DataFrame) -> int | None:
-    """Points flagged noisy (interval wider than the precision target); None where the
-    campaign's summary carries no such flag."""
-    for col in NOISY_COLUMNS:
-        if col in summary:
-            return int(sum(_truthy(v) for v in summary[col]))
-    return None
+def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int]:
+    """(noisy, measured): time cells whose 95 % interval is wider than the campaign's
+    precision target (or has too few repetitions), by ciphersweep.stats' rule."""
+    from . import stats
+
+    target, statistic = stats.target_of(cfg), stats.statistic_of(cfg)
+    ok = [r for r in summary.to_dict("records") if r.get("status") == "ok"]
+    noisy = 0
+    for row in ok:
+        e = stats.row_estimate(row, statistic)
+        if e is not None and e.wide(target):
+            noisy += 1
+    return noisy, len(ok)
 
 
 def _names(folder: Path, suffix: str) -> list[str]:
@@ -61,7 +66,11 @@ def report_command(
 
 
 def summary_lines(
-    res_dir: str | Path, report: str | Path, command: str, ok: bool = True
+    res_dir: str | Path,
+    report: str | Path,
+    command: str,
+    ok: bool = True,
+    cfg: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """The end-of-campaign summary, one item per line."""
     res = Path(res_dir)
@@ -82,14 +91,13 @@ def summary_lines(
             lines.append(
                 f"    ... {len(failed) - MAX_REASONS} more in {res / 'failures.csv'}"
             )
-        noisy = noisy_cells(summary)
+        from . import stats
+
+        noisy, measured = noisy_cells(summary, cfg or {})
+        target = stats.target_of(cfg or {})
         lines.append(
-            "  noisy cells: "
-            + (
-                "not assessed (no precision target)"
-                if noisy is None
-                else f"{noisy} (interval wider than the precision target, footnoted)"
-            )
+            f"  noisy cells: {noisy} of {measured} times have a 95 % interval wider "
+            f"than ±{100 * target:g}% (footnoted in the tables, hollow in the plots)"
         )
     tables = _names(res / "tables", ".csv")
     if tables:

@@ -41,7 +41,7 @@ nav a{margin-right:1rem}
 table{border-collapse:collapse;margin:.3rem 0;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #c8c8d0;padding:.2rem .55rem}td{text-align:right}
 thead th{background:#eef0f6}tbody th{text-align:left;font-weight:normal;background:#f8f8fb}
-figure{margin:1.2rem 0 1.8rem}figcaption{color:#444;font-size:.92rem;max-width:60rem}
+figure{margin:1.2rem 0 1.8rem;overflow-x:auto}figcaption{color:#444;font-size:.92rem;max-width:60rem}
 ol.footnotes{font-size:.88rem;color:#333;list-style:none;padding-left:0;margin:.3rem 0}
 img{max-width:100%;height:auto;border:1px solid #e0e0e6}
 .headline li{margin:.15rem 0}.facts th{width:12rem}.muted{color:#666}

@@ -217,7 +217,7 @@ REPORT = f"{RES}/report.html"
 def campaign_summary(ok):
     """Log the end-of-campaign summary (printed by the console plugin as it is)."""
     command = cs_console.report_command(REPORT, workflow.overwrite_configfiles or ())
-    lines = cs_console.summary_lines(RES, REPORT, command, ok=ok)
+    lines = cs_console.summary_lines(RES, REPORT, command, ok=ok, cfg=CFG)
     logger.info("\n".join(lines), extra={"ciphersweep": "summary"})
 
 
