@@ -4,8 +4,11 @@ helpers to write campaign configs and run Snakemake in a private working directo
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +73,23 @@ def run_snakemake(
         env=env,
         check=False,
     )
+
+
+@contextmanager
+def default_signals() -> Iterator[None]:
+    """Children started inside this block get the default dispositions of SIGINT,
+    SIGTERM and SIGHUP, however the suite was started: a process started under nohup,
+    as a background job or by a CI runner may inherit them ignored, and an ignored
+    signal stays ignored across exec (a handled one is reset to the default)."""
+    saved = {
+        s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    }
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        if saved[s] is signal.SIG_IGN:
+            signal.signal(s, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)

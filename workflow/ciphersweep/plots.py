@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .atomic import replacing
 from .sweep import Point
 from .tables import (
     Context,
@@ -613,13 +614,14 @@ def write_plots(
     ctx = Context(cfg, points, pd.read_csv(summary_csv))
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in plot_names(cfg, points):
-        fig = PLOTTERS[name](ctx)
-        for ext in FORMATS:
-            path = out / f"{name}.{ext}"
-            fig.savefig(path, metadata={"Date": None} if ext == "svg" else None)
-            written.append(path)
+    names = [
+        (name, out / f"{name}.{ext}") for name in plot_names(cfg, points) for ext in FORMATS
+    ]
+    written = [path for _, path in names]
+    with replacing(written) as tmps:  # every plot file or none
+        for (name, path), tmp in zip(names, tmps):
+            fig = PLOTTERS[name](ctx)
+            fig.savefig(tmp, metadata={"Date": None} if path.suffix == ".svg" else None)
     if log:
         Path(log).write_text("\n".join(str(p) for p in written) + "\n")
     return written

@@ -1,4 +1,5 @@
-"""Gathering the raw records of every point into tidy tables.
+"""Gathering the raw records of every point into tidy tables (admitted records only:
+see :mod:`ciphersweep.admission`).
 
 * ``measurements.csv`` / ``.parquet``: one row per timed repetition, every record field.
 * ``failures.csv``: one row per failed point, with the reason.
@@ -12,12 +13,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import stats
+from . import admission, stats
+from .atomic import replacing
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,11 +82,6 @@ POINT_COLS = (
 )
 
 
-def read_raw(path: str | Path) -> list[dict[str, Any]]:
-    with open(path) as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def point_row(p: Point) -> dict[str, Any]:
     return {
         "point": p.id,
@@ -120,23 +116,22 @@ def collect(
         p = by_id.get(pid)
         if p is None:
             continue
-        recs = read_raw(f)
+        verdict = admission.judge(f, p)
         base = point_row(p)
-        failed = [r for r in recs if r.get("status") == "failed"]
-        ok = [r for r in recs if r.get("status", "ok") == "ok"]
         s: dict[str, Any] = dict(base)
-        if failed or not ok:
-            reason = failed[0].get("reason") if failed else "no records"
+        if not verdict.ok:
+            reason = verdict.reason
             fails.append(
                 {
                     **base,
                     "reason": reason,
-                    "launch_line": (failed[0] if failed else {}).get("launch_line"),
+                    "launch_line": (verdict.failure or {}).get("launch_line"),
                 }
             )
             s.update({"status": "failed", "reason": reason, "n": 0})
             summ.append(s)
             continue
+        ok = verdict.records
         for r in ok:
             row = dict(r)
             row.setdefault("point", pid)
@@ -196,14 +191,16 @@ def gather_files(
 ) -> None:
     """The ``gather`` rule: write measurements (csv, parquet), failures and summary."""
     meas, failures, summary = collect(files, points)
-    Path(output.csv).parent.mkdir(parents=True, exist_ok=True)
-    meas.to_csv(output.csv, index=False)
-    _to_parquet(meas, output.parquet)
-    failures.to_csv(output.failures, index=False)
-    # medians of two repetitions and the like: 12 significant digits drop the binary
-    # noise (119.67448599999999) and keep every digit a clock gives; the exact values
-    # are in measurements.csv/.parquet
-    summary.to_csv(output.summary, index=False, float_format="%.12g")
+    with replacing(
+        [output.csv, output.parquet, output.failures, output.summary]
+    ) as tmp:
+        meas.to_csv(tmp[0], index=False)
+        _to_parquet(meas, tmp[1])
+        failures.to_csv(tmp[2], index=False)
+        # medians of two repetitions and the like: 12 significant digits drop the binary
+        # noise (119.67448599999999) and keep every digit a clock gives; the exact values
+        # are in measurements.csv/.parquet
+        summary.to_csv(tmp[3], index=False, float_format="%.12g")
     if log:
         with open(log, "w") as fh:
             print(

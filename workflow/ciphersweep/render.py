@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .atomic import replacing
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -251,10 +253,9 @@ def write_table(t: Table, outdir: str | Path) -> list[Path]:
     """Write a table as CSV, Markdown and LaTeX; returns the three paths."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    csv = out / f"{t.name}.csv"
-    csv_frame(t).to_csv(csv)
-    md = out / f"{t.name}.md"
-    md.write_text(render_markdown(t))
-    tex = out / f"{t.name}.tex"
-    tex.write_text(render_latex(t))
-    return [csv, md, tex]
+    paths = [out / f"{t.name}.{ext}" for ext in ("csv", "md", "tex")]
+    with replacing(paths) as (csv, md, tex):  # all three or none
+        csv_frame(t).to_csv(csv)
+        md.write_text(render_markdown(t))
+        tex.write_text(render_latex(t))
+    return paths

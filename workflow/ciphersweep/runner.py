@@ -2,14 +2,16 @@
 
 A kernel failure (non-zero exit, timeout, verification failure, invalid records) never
 fails the job: the raw file then holds ONE record with ``status: failed`` and the reason,
-so the campaign goes on and the tables mark the cell. At the next start the workflow
-deletes such files so that exactly those points run again.
+so the campaign goes on and the tables mark the cell. Such a point runs again at the
+next start because its ``attempt`` parameter changes (:mod:`ciphersweep.admission`);
+the records of a run carry the ``attempt`` token it was started with.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -20,35 +22,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
 from . import build as cs_build
 from . import busy as cs_busy
 from . import cpusample
 from . import launch as cs_launch
 from . import provenance as cs_prov
+from .admission import FIRST, validate_record
 from .sweep import Point
-
-RECORD_SCHEMA = (
-    Path(__file__).resolve().parent.parent / "schemas" / "record.schema.yaml"
-)
-
-
-@lru_cache(maxsize=1)
-def _record_validator() -> Any:
-    import jsonschema
-
-    with open(RECORD_SCHEMA) as fh:
-        return jsonschema.Draft202012Validator(yaml.safe_load(fh))
-
-
-def validate_record(rec: dict[str, Any]) -> str | None:
-    """None when the record is valid, else a one-line reason."""
-    err = next(iter(_record_validator().iter_errors(rec)), None)
-    if err is None:
-        return None
-    where = ".".join(str(p) for p in err.absolute_path) or "record"
-    return f"{where}: {err.message}"
 
 
 def image_digest(digest_file: str | None) -> str | None:
@@ -81,6 +61,7 @@ class RunSpec:
     timeout_s: int = 600
     git_rev: str | None = None
     cwd: str = "."
+    attempt: str = FIRST
 
 
 @lru_cache(maxsize=64)
@@ -178,6 +159,7 @@ def _orchestrator_fields(
         "oversubscribed": oversub,
         "build_variant": point.variant or None,
         **(cs_build.read_info(spec.kernel_dir) if spec.runtime == "none" else {}),
+        "attempt": spec.attempt,
     }
 
 
@@ -212,6 +194,19 @@ def failure_reason(stderr: str) -> str:
         if ln.startswith("aes-") and ":" in ln:
             return ln[:500]
     return lines[-1][:500] if lines else ""
+
+
+def exit_reason(rc: int, stderr: str) -> str:
+    """Why a kernel with exit status ``rc`` failed, for the failures table."""
+    msg = failure_reason(stderr)
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = "unknown signal"
+        head = f"killed by signal {-rc} ({name})"
+        return f"{head}: {msg}" if msg else head
+    return f"exit {rc}: {msg or 'no message'}"
 
 
 def run_point(
@@ -292,7 +287,7 @@ def run_point(
         print(f"exit: {rc}  wall: {wall:.3f} s", file=log)
         records: list[dict[str, Any]] = []
         if reason is None and rc != 0:
-            reason = f"exit {rc}: {failure_reason(err) or 'no message'}"
+            reason = exit_reason(rc, err)
         if reason is None:
             try:
                 with open(json_tmp) as fh:
@@ -354,40 +349,6 @@ def run_point(
 def gen_input_argv(gen: list[str], out: str, size_bytes: int, seed: int) -> list[str]:
     """Launch line of the input generator (``aes-seq --gen-input``)."""
     return gen + ["--gen-input", out, "--size", f"{size_bytes}B", "--seed", str(seed)]
-
-
-def remove_failed(raw_dir: str | Path, point_ids: set[str] | None = None) -> list[str]:
-    """Delete raw files whose only record is a failure so those points run again."""
-    removed: list[str] = []
-    d = Path(raw_dir)
-    if not d.is_dir():
-        return removed
-    for f in d.glob("*.jsonl"):
-        if point_ids is not None and f.stem not in point_ids:
-            continue
-        try:
-            with open(f) as fh:
-                lines = [ln for ln in fh if ln.strip()]
-            failed = len(lines) == 1 and json.loads(lines[0]).get("status") == "failed"
-        except (OSError, ValueError):
-            failed = True  # unreadable: run it again
-        if failed:
-            f.unlink()
-            removed.append(f.stem)
-    return sorted(removed)
-
-
-def failed_points(raw_dir: str | Path) -> list[str]:
-    """Points whose raw file holds only a failure record (what a real run would redo)."""
-    out = []
-    for f in Path(raw_dir).glob("*.jsonl"):
-        try:
-            lines = [ln for ln in f.read_text().splitlines() if ln.strip()]
-            if len(lines) == 1 and json.loads(lines[0]).get("status") == "failed":
-                out.append(f.stem)
-        except (OSError, ValueError):
-            out.append(f.stem)
-    return sorted(out)
 
 
 def run_logged(argv: list[str], log: str, env: dict[str, str] | None = None) -> None:

@@ -1,6 +1,9 @@
 # Gather every point's records into tidy tables, then speedup tables, plots and the
-# report (one self-contained HTML page). Table builders are listed in ciphersweep.tables (extra builders plug in there).
-# They are light: under Slurm they run where Snakemake runs, not as jobs.
+# report (one self-contained HTML page). Table builders are listed in ciphersweep.tables
+# (extra builders plug in there). They are light: under Slurm they run where Snakemake
+# runs, not as jobs. Their outputs are `update`: written all or nothing
+# (ciphersweep.atomic), and a failed analysis keeps the previous ones (Snakemake
+# restores them instead of deleting them).
 
 
 localrules:
@@ -15,18 +18,18 @@ rule gather:
         [f"{RES}/raw/{pid}.jsonl" for pid in POINTS],
     output:
         csv=report(
-            f"{RES}/measurements.csv",
+            update(f"{RES}/measurements.csv"),
             caption="../report/measurements.rst",
             category="Measurements",
         ),
-        parquet=f"{RES}/measurements.parquet",
+        parquet=update(f"{RES}/measurements.parquet"),
         failures=report(
-            f"{RES}/failures.csv",
+            update(f"{RES}/failures.csv"),
             caption="../report/failures.rst",
             category="Measurements",
         ),
         summary=report(
-            f"{RES}/summary.csv",
+            update(f"{RES}/summary.csv"),
             caption="../report/summary.rst",
             category="Measurements",
         ),
@@ -43,7 +46,7 @@ rule tables:
         failures=f"{RES}/failures.csv",
         sizes=size_files(),
     output:
-        [table_report(f) if f.endswith(".csv") else f for f in table_files()],
+        [table_report(f) if f.endswith(".csv") else update(f) for f in table_files()],
     log:
         f"{RES}/logs/tables.log",
     run:
@@ -56,15 +59,15 @@ rule plots:
     output:
         [
             report(
-                f,
+                update(f),
                 caption="../report/plots.rst",
                 category="Plots",
                 subcategory=os.path.basename(f).removesuffix(".png"),
             )
             for f in plot_files()
         ],
-        plot_files("pdf"),
-        plot_files("svg"),
+        [update(f) for f in plot_files("pdf")],
+        [update(f) for f in plot_files("svg")],
     log:
         f"{RES}/logs/plots.log",
     run:

@@ -7,7 +7,9 @@ rule bench:
     input:
         unpack(bench_inputs),
     output:
-        f"{RES}/raw/{{point}}.jsonl",
+        # update: the raw file stays in place until the new records replace it, so the
+        # `attempt` parameter always sees the last run's file (also in a Slurm job)
+        update(f"{RES}/raw/{{point}}.jsonl"),
     log:
         f"{RES}/logs/bench/{{point}}.log",
     wildcard_constraints:
@@ -32,6 +34,10 @@ rule bench:
         mpi=res("mpi"),
     params:
         point=lambda wildcards: POINTS[wildcards.point].as_dict(),
+        attempt=lambda wildcards: attempt(wildcards.point),
+        kernels=lambda wildcards: KERNEL_DIGESTS.get(POINTS[wildcards.point].variant),
     run:
         point = POINTS[wildcards.point]
-        cs_runner.run_point(point, run_spec(point, input, output, log))
+        cs_runner.run_point(
+            point, run_spec(point, input, output, log, params.attempt)
+        )

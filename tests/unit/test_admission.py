@@ -1,0 +1,194 @@
+"""Admission of repetitions (ciphersweep.admission), gather on damaged raw files, the
+rerun token, atomic outputs and failure reasons, on records a real kernel printed."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+from ciphersweep import admission, atomic, records, runner
+from ciphersweep.sweep import Point
+from support import KERNELS
+
+POINT = Point(
+    backend="seq",
+    impl="ttable",
+    mode="ctr",
+    op="encrypt",
+    cipher="aes-128-ctr",
+    size_bytes=1024,
+    size_label="1KiB",
+    input_name="1KiB",
+    input_path=None,
+    reps=2,
+    id="seq-ttable-ctr-enc-1KiB-r1-t1",
+)
+
+
+@pytest.fixture(scope="module")
+def kernel_lines() -> list[str]:
+    """Two records of the real aes-seq, as the runner writes them."""
+    binary = KERNELS / "aes-seq"
+    if not binary.exists():
+        pytest.fail("kernels not built (run scripts/build-kernels.sh build/kernels)")
+    out = subprocess.run(
+        [str(binary), "--impl", "ttable", "--size", "1KiB", "--reps", "2"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    lines = []
+    for line in out.splitlines():
+        rec = json.loads(line)
+        rec.update(point=POINT.id, status="ok", attempt="first")
+        lines.append(json.dumps(rec, sort_keys=True))
+    assert len(lines) == 2
+    return lines
+
+
+def _raw(tmp_path: Path, lines: list[str]) -> Path:
+    path = tmp_path / f"{POINT.id}.jsonl"
+    path.write_text("".join(x + "\n" for x in lines))
+    return path
+
+
+def test_complete_verified_file_is_admitted(tmp_path: Path, kernel_lines) -> None:
+    v = admission.judge(_raw(tmp_path, kernel_lines), POINT)
+    assert v.ok and len(v.records) == 2 and v.reason is None
+
+
+def test_unverified_copy_is_refused_with_file_and_line(
+    tmp_path: Path, kernel_lines
+) -> None:
+    bad = json.loads(kernel_lines[0])
+    bad.update(verified=False, t_total=999)
+    path = _raw(tmp_path, kernel_lines + [json.dumps(bad)])
+    v = admission.judge(path, POINT)
+    assert v.state == "damaged" and not v.records
+    assert v.reason == f"{path}:3: verified is False (admitted: true)"
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_wrong_number_of_reps_is_refused(tmp_path: Path, kernel_lines, keep) -> None:
+    lines = (kernel_lines * 2)[:keep]
+    path = _raw(tmp_path, lines)
+    v = admission.judge(path, POINT)
+    assert v.state == "damaged"
+    assert v.reason == f"{path}: expected 2 records, got {keep}"
+
+
+def test_truncated_line_names_file_and_line(tmp_path: Path, kernel_lines) -> None:
+    line = kernel_lines[1]
+    path = _raw(tmp_path, [kernel_lines[0], line[: len(line) // 2]])
+    v = admission.judge(path, POINT)
+    assert v.state == "damaged"
+    assert v.reason.startswith(f"{path}:2: not a complete JSON record")
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        ({"status": "running"}, "status is 'running'"),
+        ({"point": "seq-ref-ctr-enc-1KiB-r1-t1"}, "record of point"),
+        ({"t_total": "fast"}, "does not match the record schema: t_total"),
+    ],
+)
+def test_other_bad_records_are_refused(
+    tmp_path: Path, kernel_lines, change, why
+) -> None:
+    rec = json.loads(kernel_lines[0])
+    rec.update(change)
+    path = _raw(tmp_path, [json.dumps(rec), kernel_lines[1]])
+    v = admission.judge(path, POINT)
+    assert v.state == "damaged" and v.reason.startswith(f"{path}:1: {why}")
+
+
+def test_attempt_token_changes_only_for_failed_or_damaged(
+    tmp_path: Path, kernel_lines
+) -> None:
+    path = tmp_path / f"{POINT.id}.jsonl"
+    assert admission.attempt_token(path, POINT) == admission.FIRST
+    _raw(tmp_path, kernel_lines)
+    assert admission.attempt_token(path, POINT) == "first"
+    failed = {"schema": 1, "status": "failed", "reason": "exit 1: boom"}
+    path.write_text(json.dumps(failed) + "\n")
+    token = admission.attempt_token(path, POINT)
+    assert token.startswith("rerun ") and token == admission.attempt_token(path, POINT)
+    # the re-run's records carry that token: the point is then up to date
+    rerun = [json.dumps({**json.loads(x), "attempt": token}) for x in kernel_lines]
+    _raw(tmp_path, rerun)
+    assert admission.attempt_token(path, POINT) == token
+    _raw(tmp_path, rerun[:1])
+    assert admission.attempt_token(path, POINT) not in (token, "first")
+
+
+def test_gather_marks_damaged_points_failed_and_keeps_the_rest(
+    tmp_path: Path, kernel_lines
+) -> None:
+    other = Point(
+        **{**POINT.__dict__, "impl": "ref", "id": "seq-ref-ctr-enc-1KiB-r1-t1"}
+    )
+    good = tmp_path / f"{other.id}.jsonl"
+    good.write_text(
+        "".join(
+            json.dumps({**json.loads(x), "point": other.id, "impl": "ref"}) + "\n"
+            for x in kernel_lines
+        )
+    )
+    bad = _raw(tmp_path, [kernel_lines[0], kernel_lines[1][:40]])
+    meas, fails, summary = records.collect([good, bad], [POINT, other])
+    assert list(meas["point"]) == [other.id, other.id]
+    assert list(fails["point"]) == [POINT.id]
+    assert fails["reason"][0].startswith(f"{bad}:2: not a complete JSON record")
+    st = summary.set_index("point")["status"].to_dict()
+    assert st == {POINT.id: "failed", other.id: "ok"}
+
+
+def test_failed_gather_keeps_previous_outputs(tmp_path: Path, kernel_lines) -> None:
+    out = SimpleNamespace(
+        **{
+            k: str(tmp_path / f"{k}.x")
+            for k in ("csv", "parquet", "failures", "summary")
+        }
+    )
+    for k in vars(out).values():
+        Path(k).write_text("previous\n")
+    raw = _raw(tmp_path, kernel_lines)
+    # the parquet file cannot be written (a directory holds its temporary name): the
+    # analysis fails after the CSV was written, and nothing previous is lost
+    blocker = atomic.temp_name(out.parquet)
+    blocker.mkdir()
+    with pytest.raises(OSError):
+        records.gather_files([str(raw)], [POINT], out)
+    assert all(Path(p).read_text() == "previous\n" for p in vars(out).values())
+    assert [x.name for x in tmp_path.iterdir() if x.name.startswith(".")] == [
+        blocker.name
+    ]
+    blocker.rmdir()
+    records.gather_files([str(raw)], [POINT], out)
+    assert len(pd.read_csv(out.csv)) == 2
+
+
+def test_replacing_is_all_or_nothing(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.png", tmp_path / "b.csv"
+    a.write_text("old a")
+    with pytest.raises(RuntimeError), atomic.replacing([a, b]) as (ta, _):
+        assert ta.suffix == ".png" and ta.parent == tmp_path
+        ta.write_text("new a")
+        raise RuntimeError("plot failed")
+    assert a.read_text() == "old a" and not b.exists()
+    assert [x.name for x in tmp_path.iterdir()] == ["a.png"]
+
+
+def test_killed_kernel_reason_names_the_signal() -> None:
+    assert runner.exit_reason(-signal.SIGKILL, "") == "killed by signal 9 (SIGKILL)"
+    assert (
+        runner.exit_reason(-15, "aes-mpi: stopped\n")
+        == "killed by signal 15 (SIGTERM): aes-mpi: stopped"
+    )
+    assert runner.exit_reason(1, "") == "exit 1: no message"

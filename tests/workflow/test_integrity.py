@@ -1,0 +1,232 @@
+"""Results a user can trust, end to end with the local profile: the same command re-runs
+exactly the failed or damaged points and brings the analysis up to date; a dry run,
+--list, --lint and a run refused by the lock leave results/ byte-identical; an
+interrupted Snakemake continues with the same command.
+
+A point is held in progress deterministically: its kernel is a wrapper that creates a
+file and waits for another one before it runs the real binary."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from support import (
+    KERNELS,
+    ROOT,
+    SNAKEMAKE,
+    base_config,
+    default_signals,
+    run_snakemake,
+)
+
+SEQ = "seq-ttable-ctr-enc-1KiB-r1-t1"
+SSL = "openssl-aes-128-ctr-enc-1KiB-r1-t1"
+
+
+def _kernels(tmp: Path) -> Path:
+    """A private copy of the built kernels (the campaign's build.dir)."""
+    kbin = tmp / "kbin"
+    kbin.mkdir()
+    for name in ("aes-seq", "aes-openssl"):
+        if not (KERNELS / name).exists():
+            pytest.fail(
+                "kernels not built (run scripts/build-kernels.sh build/kernels)"
+            )
+        shutil.copy2(KERNELS / name, kbin / name)
+    return kbin
+
+
+def _cfg(kbin: Path) -> dict:
+    return base_config(
+        campaign="trust",
+        sizes=["1KiB"],
+        reps=2,
+        warmup=0,
+        backends={
+            "seq": {"impls": ["ttable"]},
+            "openssl": {"ciphers": ["aes-128-ctr"]},
+        },
+        build={"dir": str(kbin)},
+        platform={"energy": "none"},
+    )
+
+
+def _tree(workdir: Path) -> dict[str, str]:
+    """Every file under results/ with the hash of its bytes."""
+    res = workdir / "results"
+    return {
+        str(f.relative_to(res)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in sorted(res.rglob("*"))
+        if f.is_file()
+    }
+
+
+def _records(workdir: Path, pid: str) -> list[dict]:
+    raw = workdir / "results" / "trust" / "raw" / f"{pid}.jsonl"
+    return [json.loads(x) for x in raw.read_text().splitlines() if x.strip()]
+
+
+def _benched(proc: subprocess.CompletedProcess[str] | str) -> list[str]:
+    """Points a run measured (from Snakemake's job listing)."""
+    text = proc if isinstance(proc, str) else proc.stdout + proc.stderr
+    return sorted(
+        line.split("point=")[1].strip()
+        for line in text.splitlines()
+        if "wildcards: point=" in line
+    )
+
+
+def _hold(kbin: Path, name: str) -> tuple[Path, Path]:
+    """Make ``name`` a kernel that waits: returns (started, release) files."""
+    started, release = kbin / f"{name}.started", kbin / f"{name}.release"
+    real = kbin / f"{name}.real"
+    os.replace(kbin / name, real)
+    (kbin / name).write_text(
+        "#!/bin/sh\n"
+        f"touch '{started}'\n"
+        f"while [ ! -e '{release}' ]; do sleep 0.05; done\n"
+        f"exec '{real}' \"$@\"\n"
+    )
+    (kbin / name).chmod(0o755)
+    return started, release
+
+
+def _unhold(kbin: Path, name: str) -> None:
+    os.replace(kbin / f"{name}.real", kbin / name)
+    for suffix in ("started", "release"):
+        (kbin / f"{name}.{suffix}").unlink(missing_ok=True)
+
+
+def _start(workdir: Path, cfg: dict) -> subprocess.Popen[str]:
+    """Snakemake in the background with default signal dispositions (whatever the
+    suite was started with), in a session of its own."""
+    cfgfile = workdir / "campaign.yaml"
+    cfgfile.write_text(yaml.safe_dump(cfg))
+    env = dict(os.environ, USER=os.environ.get("USER", "root"))
+    with default_signals():
+        return subprocess.Popen(
+            [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(workdir)]
+            + ["--configfile", str(cfgfile), "--profile", str(ROOT / "profiles/local")],
+            cwd=workdir,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+
+
+def _wait_for(path: Path, proc: subprocess.Popen[str], limit: float = 180) -> None:
+    """Until ``path`` exists (the point is in progress); fail if Snakemake ended."""
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        if proc.poll() is not None:
+            pytest.fail(f"snakemake ended first:\n{proc.stdout.read()[-3000:]}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"{path.name} never appeared")
+        time.sleep(0.05)
+
+
+def test_same_command_reruns_failed_and_damaged_points(tmp_path: Path) -> None:
+    kbin = _kernels(tmp_path)
+    cfg = _cfg(kbin)
+    res = tmp_path / "results" / "trust"
+    # 1. the openssl kernel cannot start: that point fails, the other is measured
+    (kbin / "aes-openssl").chmod(0o644)
+    first = run_snakemake(tmp_path, cfg)
+    assert first.returncode == 0, first.stderr[-3000:]
+    assert _records(tmp_path, SSL)[0]["status"] == "failed"
+    assert "failed" in (res / "tables" / "time.md").read_text()
+    (kbin / "aes-openssl").chmod(0o755)
+
+    # 2. planning touches nothing, and says what runs again
+    before = _tree(tmp_path)
+    dry = run_snakemake(tmp_path, cfg, "-n")
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert _benched(dry) == [SSL]
+    for args in (["--list"], ["--lint"]):
+        assert run_snakemake(tmp_path, cfg, *args).returncode == 0
+    assert _tree(tmp_path) == before
+
+    # 3. the same command again: exactly the failed point runs; while it runs, a
+    #    second Snakemake is refused by the lock and changes nothing
+    started, release = _hold(kbin, "aes-openssl")
+    proc = _start(tmp_path, cfg)
+    _wait_for(started, proc)
+    held = _tree(tmp_path)
+    refused = run_snakemake(tmp_path, cfg)
+    assert refused.returncode != 0
+    assert "lock" in (refused.stdout + refused.stderr).lower()
+    assert _tree(tmp_path) == held
+    release.touch()
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0, out[-3000:]
+    _unhold(kbin, "aes-openssl")
+    assert _benched(out) == [SSL], out[-6000:]
+    recs = _records(tmp_path, SSL)
+    assert len(recs) == 2 and all(r["verified"] and r["status"] == "ok" for r in recs)
+    assert pd.read_csv(res / "failures.csv").empty
+    assert "failed" not in (res / "tables" / "time.md").read_text()
+    nothing = run_snakemake(tmp_path, cfg, "-n")
+    assert "Nothing to be done" in nothing.stdout + nothing.stderr
+
+    # 4. an unverified record appended to a finished file is not a measurement: the
+    #    point runs again and the tables never show it
+    raw = res / "raw" / f"{SEQ}.jsonl"
+    fake = {**_records(tmp_path, SEQ)[0], "verified": False, "t_total": 999}
+    with raw.open("a") as fh:
+        fh.write(json.dumps(fake) + "\n")
+    again = run_snakemake(tmp_path, cfg)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert _benched(again) == [SEQ]
+    recs = _records(tmp_path, SEQ)
+    assert len(recs) == 2 and all(r["t_total"] < 999 and r["verified"] for r in recs)
+    assert "999" not in (res / "tables" / "time.csv").read_text()
+
+    # 5. a file cut short: a dry run leaves it (and everything) as it is, the run redoes it
+    line = raw.read_text().splitlines()[0]
+    raw.write_text(line[: len(line) // 2])
+    before = _tree(tmp_path)
+    dry = run_snakemake(tmp_path, cfg, "-n")
+    assert _benched(dry) == [SEQ] and _tree(tmp_path) == before
+    fixed = run_snakemake(tmp_path, cfg)
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    assert _benched(fixed) == [SEQ] and len(_records(tmp_path, SEQ)) == 2
+    assert pd.read_csv(res / "summary.csv").set_index("point").loc[SEQ, "n"] == 2
+
+    # 6. one kernel binary removed: the plan rebuilds it, and re-measures no point of
+    #    the other kernels
+    (kbin / "aes-openssl").unlink()
+    dry = run_snakemake(tmp_path, cfg, "-n")
+    assert "build_kernels" in dry.stdout + dry.stderr
+    assert SEQ not in _benched(dry)
+
+
+def test_interrupted_snakemake_continues_with_the_same_command(tmp_path: Path) -> None:
+    kbin = _kernels(tmp_path)
+    cfg = _cfg(kbin)
+    started, release = _hold(kbin, "aes-openssl")
+    proc = _start(tmp_path, cfg)
+    _wait_for(started, proc)
+    os.kill(proc.pid, signal.SIGINT)  # Snakemake alone, not its kernel
+    release.touch()
+    out, _ = proc.communicate(timeout=300)
+    assert proc.returncode != 0, out[-3000:]
+    _unhold(kbin, "aes-openssl")
+    again = run_snakemake(tmp_path, cfg)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "IncompleteFilesException" not in again.stderr
+    res = tmp_path / "results" / "trust"
+    summary = pd.read_csv(res / "summary.csv").set_index("point")
+    assert summary.loc[SSL, "status"] == "ok" and summary.loc[SSL, "n"] == 2
