@@ -31,12 +31,20 @@ def _read(path: str) -> str | None:
         return None
 
 
+def _tasks(pid: int) -> list[str]:
+    """Thread ids of ``pid`` ([] once it is gone: it may end between any two reads)."""
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
 def _children(pid: int) -> list[int] | None:
     """Children from /proc/<pid>/task/*/children; None where the kernel lacks that
     file (CONFIG_PROC_CHILDREN)."""
     tasks = f"/proc/{pid}/task"
     out: list[int] = []
-    for task in os.listdir(tasks) if os.path.isdir(tasks) else []:
+    for task in _tasks(pid):
         text = _read(f"{tasks}/{task}/children")
         if text is None:
             return None
@@ -87,9 +95,7 @@ def process_cpu_s(pid: int) -> float | None:
     ticks = [int(x) for x in fields[11:15]]
     waited = (ticks[2] + ticks[3]) / _TICK
     total_ns = 0
-    tasks = (
-        os.listdir(f"/proc/{pid}/task") if os.path.isdir(f"/proc/{pid}/task") else []
-    )
+    tasks = _tasks(pid)
     for t in tasks:
         s = _read(f"/proc/{pid}/task/{t}/schedstat")
         if s is None or not s.split():
