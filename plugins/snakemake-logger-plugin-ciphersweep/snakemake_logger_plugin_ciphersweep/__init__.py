@@ -243,7 +243,9 @@ class LogHandler(LogHandlerBase):
             return
         self.progress.points_done += 1
         point = info["wildcards"].get("point", "?")
-        reason = point_failure(info["output"][0]) if info["output"] else None
+        # Snakemake lists flagged outputs as "path (update)"
+        out = str(info["output"][0]).split(" (")[0] if info["output"] else None
+        reason = point_failure(out) if out else None
         if reason is not None:
             self.progress.failures.append((point, reason))
             self._write(f"failed: {point}: {reason}")
