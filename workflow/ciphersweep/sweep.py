@@ -248,16 +248,7 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
                         mode = AEAD_MODES[cipher]
                         add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
             if be.get("openssl") is not None:
-                for c in be["openssl"]["ciphers"]:
-                    for kb in _key_lengths(cfg, c):
-                        add(
-                            backend="openssl",
-                            impl="evp",
-                            mode=_cipher_mode(c),
-                            cipher=c,
-                            key_bits=kb,
-                            **d,
-                        )
+                _cipher_points(cfg, "openssl", "evp", be["openssl"]["ciphers"], add, d)
             _python_points(cfg, op, d, add)
     ids = [p.id for p in points]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
@@ -269,33 +260,42 @@ def _key_lengths(cfg: dict[str, Any], cipher: str) -> list[int | None]:
     return list(cfg.get("key_bits", {}).get(cipher, [])) or [None]
 
 
+def _cipher_points(
+    cfg: dict[str, Any],
+    backend: str,
+    impl: str,
+    ciphers: list[str],
+    add: Any,
+    d: dict[str, Any],
+    **extra: Any,
+) -> None:
+    """One point per cipher (and per key length of ``key_bits``) of a backend whose
+    points are named by their cipher (OpenSSL EVP, PyCryptodome, command)."""
+    for c in ciphers:
+        for kb in _key_lengths(cfg, c):
+            add(
+                backend=backend,
+                impl=impl,
+                mode=_cipher_mode(c),
+                cipher=c,
+                key_bits=kb,
+                **extra,
+                **d,
+            )
+
+
 def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) -> None:
     """Points of the Python-side kernels (PyCryptodome, command) for one op/input."""
     be = cfg["backends"]
     if be.get("pycryptodome") is not None:
-        for c in be["pycryptodome"]["ciphers"]:
-            for kb in _key_lengths(cfg, c):
-                add(
-                    backend="pycryptodome",
-                    impl="pycryptodome",
-                    mode=_cipher_mode(c),
-                    cipher=c,
-                    key_bits=kb,
-                    **d,
-                )
+        ciphers = be["pycryptodome"]["ciphers"]
+        _cipher_points(cfg, "pycryptodome", "pycryptodome", ciphers, add, d)
     if be.get("command") is not None:
         for prog in be["command"]["programs"]:
-            for c in prog["ciphers"]:
-                for kb in _key_lengths(cfg, c):
-                    add(
-                        backend="command",
-                        impl=prog["name"],
-                        mode=_cipher_mode(c),
-                        cipher=c,
-                        key_bits=kb,
-                        command=tuple(prog.get(op, ())),
-                        **d,
-                    )
+            argv = tuple(prog.get(op, ()))
+            _cipher_points(
+                cfg, "command", prog["name"], prog["ciphers"], add, d, command=argv
+            )
 
 
 # --------------------------------------------------------------------------- resources
