@@ -52,11 +52,12 @@ MEASURES: dict[str, tuple[str, str]] = {
     "throughput": ("throughput", "t_total"),
     "throughput_compute": ("throughput", "t_compute"),
     "cpu_util": ("cpu_util", "t_total"),
+    "cpu_peak_pct": ("cpu_peak_pct", "t_total"),
     "joules": ("joules", "t_total"),
 }
 SPECIAL = ("enc_dec_ratio", "binary_bytes")
 # quantities where less is better (an order lists these smallest first)
-LOWER_FIRST = (*layouts.TIMES_ALL, "binary_bytes", "joules", "cpu_util")
+LOWER_FIRST = (*layouts.TIMES_ALL, "binary_bytes", "joules", "cpu_util", "cpu_peak_pct")
 UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "B", "unknown"}
 KINDS = ("values", "factor", "order", "paper")
 HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
