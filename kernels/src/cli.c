@@ -108,6 +108,8 @@ static void usage(const cs_prog_info *be)
            "  --json FILE                         records (JSON Lines; default stdout)\n"
            "  --reps N                            timed repetitions (default 3)\n"
            "  --warmup W                          untimed warm-up repetitions (default 1)\n"
+           "  --batch K                           one record per K timed repetitions: their\n"
+           "                                      per-repetition means (default 1)\n"
            "  --target-ci X                       repeat until the 95%% CI of the median t_total\n"
            "                                      is within +-X (relative, e.g. 0.02); --reps is\n"
            "                                      then the fewest repetitions\n"
@@ -135,7 +137,7 @@ enum { OPT_OK = 0, OPT_BAD = 1, OPT_NOT_MINE = 2 };
 enum { O_IMPL = 256, O_MODE, O_OP, O_CIPHER, O_SIZE, O_INPUT, O_SEED, O_GEN, O_KEY, O_IV,
        O_AD, O_NOPAD, O_CTIN, O_OUTPUT, O_JSON, O_REPS, O_WARMUP, O_THREADS, O_BT, O_DEVICE,
        O_ENERGY, O_FAULT, O_HELP, O_VERSION, O_STREAMS, O_CHUNK, O_TARGET_CI, O_MAX_REPS,
-       O_MAX_SECONDS, O_KEYBITS };
+       O_MAX_SECONDS, O_KEYBITS, O_BATCH };
 
 static const struct option longopts[] = {
     {"impl", required_argument, NULL, O_IMPL},
@@ -156,6 +158,7 @@ static const struct option longopts[] = {
     {"json", required_argument, NULL, O_JSON},
     {"reps", required_argument, NULL, O_REPS},
     {"warmup", required_argument, NULL, O_WARMUP},
+    {"batch", required_argument, NULL, O_BATCH},
     {"target-ci", required_argument, NULL, O_TARGET_CI},
     {"max-reps", required_argument, NULL, O_MAX_REPS},
     {"max-seconds", required_argument, NULL, O_MAX_SECONDS},
@@ -191,6 +194,7 @@ static void set_defaults(cs_opts *o)
     o->seed = 1;
     o->reps = 3;
     o->warmup = 1;
+    o->batch = 1;
     o->max_reps = 1000;
     o->max_seconds = 10.0;
     o->threads = 1;
@@ -324,6 +328,10 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
     case O_WARMUP:
         if (parse_int(a, 0, 1000000, &o->warmup) != 0)
             return fail(err, n, "--warmup: '%s' is not an integer >= 0", a);
+        return OPT_OK;
+    case O_BATCH:
+        if (parse_int(a, 1, 1000000, &o->batch) != 0)
+            return fail(err, n, "--batch: '%s' is not an integer in 1..1000000", a);
         return OPT_OK;
     case O_TARGET_CI:
         if (parse_num(a, 0.0, 1.0, &o->target_ci) != 0)

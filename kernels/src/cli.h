@@ -45,6 +45,7 @@ typedef struct {
     const char *json;         /* --json FILE (default stdout) */
     int reps;                 /* default 3; with --target-ci the fewest */
     double target_ci;         /* --target-ci: relative CI half-width; 0 = fixed reps */
+    int batch;                /* --batch K: one record per K timed repetitions (default 1) */
     int max_reps;             /* --max-reps (default 1000), with --target-ci */
     double max_seconds;       /* --max-seconds (default 10), with --target-ci */
     int calib_given;          /* --max-reps or --max-seconds given */

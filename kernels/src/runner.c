@@ -16,6 +16,7 @@
 #include <openssl/evp.h>
 
 #include "aead_run.h"
+#include "batch.h"
 #include "likwid_marker.h"
 #include "median_ci.h"
 #include "runner.h"
@@ -339,8 +340,9 @@ typedef struct {
     int cpu_cores;
 } prov_t;
 
-static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, const cs_timings *t,
-                   const cs_energy_reading *e, double user, double sys, double wall)
+static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, int batch,
+                   const cs_timings *t, const cs_energy_reading *e, double user, double sys,
+                   double wall)
 {
     const cs_opts *o = &r->o;
     char ts[64];
@@ -368,6 +370,7 @@ static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, const c
     else
         cs_json_null(b, "block_threads");
     cs_json_int(b, "rep", rep);
+    cs_json_int(b, "batch", batch);
     cs_json_int(b, "warmup", o->warmup);
     if (o->input)
         cs_json_null(b, "seed");
@@ -494,6 +497,8 @@ typedef struct {
     int marker_on;
     prov_t prov;
     cs_buf records;           /* held until every repetition has verified */
+    cs_batch batch;           /* timed repetitions not yet in a record (--batch) */
+    int nrecords;             /* records so far: the next record's "rep" */
     cs_calib calib;           /* timed repetitions so far; when to stop (root) */
     double t_total;           /* t_total of the last repetition */
 } instruments;
@@ -588,6 +593,7 @@ static int prepare(cs_run *r, int argc, char **argv, void **evp)
 static void instruments_open(cs_run *r, instruments *m)
 {
     memset(m, 0, sizeof *m);
+    cs_batch_reset(&m->batch, r->o.batch);
     if (r->energy_reader) {
         cs_energy_open(&m->energy, r->o.energy);
         m->energy_open = 1;
@@ -610,6 +616,19 @@ static void instruments_close(instruments *m)
     cs_calib_free(&m->calib);
 }
 
+/* Root: the record of the open batch (per-repetition means), if it has repetitions. */
+static void flush_batch(cs_run *r, instruments *m)
+{
+    if (m->batch.n == 0)
+        return;
+    cs_timings t;
+    cs_energy_reading e;
+    double user, sys, wall;
+    cs_batch_mean(&m->batch, &t, &e, &user, &sys, &wall);
+    record(r, &m->prov, &m->records, m->nrecords++, m->batch.n, &t, &e, user, sys, wall);
+    cs_batch_reset(&m->batch, r->o.batch);
+}
+
 /* Root: compare repetition i's output with the reference; keep its record if timed. */
 static int check_rep(cs_run *r, instruments *m, int i, const cs_timings *t,
                      const cs_energy_reading *e, double user, double sys, double wall)
@@ -622,8 +641,11 @@ static int check_rep(cs_run *r, instruments *m, int i, const cs_timings *t,
                  bad / 16, bad, i < r->o.warmup ? " in a warm-up repetition" : "");
         return CS_EXIT_FAIL;
     }
-    if (i >= r->o.warmup)
-        record(r, &m->prov, &m->records, i - r->o.warmup, t, e, user, sys, wall);
+    if (i >= r->o.warmup) {
+        cs_batch_add(&m->batch, t, e, user, sys, wall);
+        if (cs_batch_full(&m->batch))
+            flush_batch(r, m);
+    }
     return 0;
 }
 
@@ -719,6 +741,8 @@ static int measure(cs_run *r)
         status = one_rep(r, &m, i);
     if (status == 0)
         status = timed_reps(r, &m);
+    if (status == 0 && r->is_root)
+        flush_batch(r, &m); /* a last, shorter batch (--target-ci stopped early) */
     if (status == 0) {
         status = r->is_root ? write_results(r, &m) : 0;
         status = agree(r, status);

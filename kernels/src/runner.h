@@ -32,11 +32,8 @@
 #include "input.h"
 #include "json.h"
 #include "prov.h"
+#include "timings.h"
 
-/* Timings of one repetition, seconds; NAN = does not apply (written as null). */
-typedef struct {
-    double t_total, t_compute, t_keyexp, t_h2d, t_d2h, t_bcast, t_scatter, t_gather;
-} cs_timings;
 
 typedef struct cs_backend cs_backend;
 

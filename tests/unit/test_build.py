@@ -165,3 +165,47 @@ def test_aead_impl_of_another_cipher_is_refused(tmp_path: Path) -> None:
 def test_seq_with_nothing_to_run_is_refused(tmp_path: Path) -> None:
     msg = _bad(tmp_path, lambda c: c.update(backends={"seq": {"impls": []}}))
     assert "backends.seq.impls" in msg
+
+
+def _batched(tmp_path: Path, **over) -> list:
+    cfg = cs_config.validate(
+        base_config(
+            reps=6,
+            batch=3,
+            backends={"seq": {"impls": ["ttable"]}},
+            **over,
+        ),
+        root=ROOT,
+        workdir=tmp_path,
+    )
+    return cs_sweep.expand(cfg)
+
+
+def test_batch_reaches_the_kernel_and_the_count_check(tmp_path: Path) -> None:
+    from ciphersweep import launch as cs_launch
+
+    p = _batched(tmp_path)[0]
+    args = cs_launch.kernel_args(p, input_path="i", json_path="o")
+    assert args[args.index("--batch") + 1] == "3"
+    two = [{"batch": 3, "reps_run": 6}, {"batch": 3, "reps_run": 6}]
+    assert p.reps_problem(two) is None
+    assert "batches of 3" in p.reps_problem(two[:1])
+    assert "records of 3" in p.reps_problem([{"batch": 3}, {"batch": 2}, {"batch": 1}])
+    plain = cs_sweep.expand(
+        cs_config.validate(base_config(), root=ROOT, workdir=tmp_path)
+    )
+    assert "--batch" not in cs_launch.kernel_args(
+        plain[0], input_path="i", json_path="o"
+    )
+
+
+def test_batch_must_divide_reps_and_not_meet_precision(tmp_path: Path) -> None:
+    msg = _bad(tmp_path, lambda c: c.update(reps=10, batch=3))
+    assert msg.endswith("batch: 3 does not divide reps 10 (allowed: a divisor of reps)")
+    msg = _bad(
+        tmp_path,
+        lambda c: c.update(
+            reps=10, batch=5, precision={"target": 0.05, "max_reps": 100}
+        ),
+    )
+    assert "batch" in msg and "precision" in msg

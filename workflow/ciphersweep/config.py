@@ -198,6 +198,7 @@ def validate(
         raise _fail("backends", f"no backend enabled (allowed: {', '.join(BACKENDS)})")
 
     _check_precision(cfg)
+    _check_batch(cfg)
     cluster = cfg["cluster"]
     # sizes
     seen: dict[int, str] = {}
@@ -458,6 +459,30 @@ def _check_variants(cfg: dict[str, Any]) -> None:
             f"a {runtime} image carries one build of the kernels (allowed with "
             "variants: platform.container.runtime none)",
         )
+
+
+def _check_batch(cfg: dict[str, Any]) -> None:
+    """batch: whole batches of the native kernels' fixed repetition count."""
+    k = cfg["batch"]
+    if k == 1:
+        return
+    if cfg["reps"] % k:
+        raise _fail(
+            "batch",
+            f"{k} does not divide reps {cfg['reps']} (allowed: a divisor of reps)",
+        )
+    if cfg.get("precision") is not None:
+        raise _fail(
+            "batch",
+            f"{k} with a precision target (allowed with precision: 1; the kernels "
+            "then stop after any repetition)",
+        )
+    for name in PY_BACKENDS:
+        if cfg["backends"].get(name) is not None:
+            raise _fail(
+                "batch",
+                f"{k} with backends.{name} (allowed with the Python-side kernels: 1)",
+            )
 
 
 def _check_precision(cfg: dict[str, Any]) -> None:

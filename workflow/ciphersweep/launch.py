@@ -95,6 +95,8 @@ def kernel_args(
     if point.nopad and point.mode in ("ecb", "cbc"):
         args.append("--nopad")
     args += ["--reps", str(point.reps), "--warmup", str(point.warmup)]
+    if point.batch > 1:
+        args += ["--batch", str(point.batch)]
     if point.target is not None:  # precision: the kernel calibrates its repetitions
         args += [
             "--target-ci",

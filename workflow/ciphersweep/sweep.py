@@ -62,6 +62,7 @@ class Point:
     command: tuple[str, ...] = ()  # command backend: the argument list of the op
     input_set: str | None = None  # the file set this input belongs to
     variant: str = ""  # build.variants name ("" = the one default build)
+    batch: int = 1  # timed repetitions per record (config `batch`; kernels' --batch)
     # precision: repeat until the median's 95% CI is within target (None: exactly reps)
     target: float | None = None
     max_reps: int | None = None
@@ -85,13 +86,20 @@ class Point:
     def reps_problem(self, records: list[dict[str, Any]]) -> str | None:
         """Why these records are not the repetitions this point asked for (None: they
         are): exactly ``reps`` of them, or with ``precision`` between min_reps and
-        max_reps and as many as the kernel reports it ran (``reps_run``)."""
-        n = len(records)
+        max_reps and as many as the kernel reports it ran (``reps_run``). With ``batch``
+        each record stands for ``batch`` repetitions (its own ``batch`` field)."""
+        sizes = [int(r.get("batch") or 1) for r in records]
+        n = sum(sizes)
+        if self.batch > 1 and any(b != self.batch for b in sizes):
+            return f"expected records of {self.batch} repetitions each (batch), got {sorted(set(sizes))}"
+        what = (
+            "records" if self.batch == 1 else f"repetitions in batches of {self.batch}"
+        )
         lo, hi = self.rep_range
         if lo == hi:
-            return None if n == lo else f"expected {lo} records, got {n}"
+            return None if n == lo else f"expected {lo} {what}, got {n}"
         if not lo <= n <= hi:
-            return f"expected {lo}..{hi} records (precision), got {n}"
+            return f"expected {lo}..{hi} {what} (precision), got {n}"
         told = {r.get("reps_run") for r in records}
         if told != {n}:
             shown = ", ".join(sorted(str(t) for t in told))
@@ -151,6 +159,7 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
         "warmup": cfg["warmup"],
         "seed": cfg["seed"],
         "nopad": bool(cfg.get("nopad", False)),
+        "batch": int(cfg.get("batch", 1)),
     }
     prec = cfg.get("precision")
     if prec is not None:
