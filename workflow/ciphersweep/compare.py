@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from . import layouts
+from . import layouts, records
+from .stats import _num  # a summary cell as a float (None: empty or NaN)
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -249,14 +250,6 @@ def _interval(
         return (r.low, r.high) if r else (None, None)
     e = est(p.id, value if value in layouts.TIMES_ALL else time)
     return (e.low, e.high) if e else (None, None)
-
-
-def _num(v: Any) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
 
 
 def _object_size(ctx: Context, p: Point) -> Measured:
@@ -591,17 +584,9 @@ def claim_rows(
 
 # ------------------------------------------------------------------ another campaign
 
-KEY_COLS = (
-    "backend",
-    "cfg_impl",
-    "mode",
-    "op",
-    "cipher",
-    "input_name",
-    "ranks",
-    "threads",
-    "gpus",
-    "block_threads",
+# the summary columns that say which cell a row is (records.POINT_COLS less the derived)
+KEY_COLS = tuple(
+    c for c in records.POINT_COLS if c not in ("point", "size_label", "bytes", "p")
 )
 
 
