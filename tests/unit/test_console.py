@@ -56,6 +56,7 @@ def test_progress_line_counts_points_and_failures(tmp_path: Path) -> None:
         h.emit(_rec(LogEvent.JOB_FINISHED, job_id=jobid))
     h.emit(_rec(LogEvent.PROGRESS, done=3, total=3))
     h.emit(_rec(None, msg="Building DAG of jobs..."))
+    h.emit(_rec(None, msg="Nothing to be done (all requested files are present)."))
     h.emit(_rec(None, level=logging.WARNING, msg="ciphersweep: re-running 1 point"))
     h.emit(_rec(None, msg="ciphersweep: campaign t finished", ciphersweep="summary"))
     text = out.getvalue()
@@ -65,6 +66,7 @@ def test_progress_line_counts_points_and_failures(tmp_path: Path) -> None:
     assert any(line.startswith("[##########----------] 1/2 points") for line in lines)
     assert any("2/2 points, 1 failed" in line for line in lines)
     assert "ciphersweep: re-running 1 point" in lines
+    assert "Nothing to be done (all requested files are present)." in lines
     assert lines[-1] == "ciphersweep: campaign t finished"
     for noise in ("Building DAG", "Shell command", "in46", "None"):
         assert noise not in text, noise

@@ -32,6 +32,8 @@ BENCH_RULE = "bench"
 BAR_WIDTH = 20
 LOG_EVERY_S = 30.0
 MAX_LISTED_FILES = 6
+# Snakemake's message when every requested file is up to date (shown as it is)
+NOTHING_TO_DO = "Nothing to be done"
 
 
 def clock(seconds: float) -> str:
@@ -202,7 +204,9 @@ class LogHandler(LogHandlerBase):
         }.get(event)
         if handler is not None:
             handler(record)
-        elif getattr(record, "ciphersweep", None) == "summary":
+        elif getattr(record, "ciphersweep", None) == "summary" or str(
+            record.getMessage()
+        ).startswith(NOTHING_TO_DO):
             self._write(record.getMessage())
         elif record.levelno >= logging.WARNING and event not in (
             LogEvent.GROUP_ERROR,
