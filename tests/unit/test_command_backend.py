@@ -5,6 +5,7 @@ code path (real `openssl enc`, real PyCryptodome, OpenSSL's legacy provider)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -229,3 +230,24 @@ def test_failing_program_fails_the_point(tmp_path: Path) -> None:
     )
     assert res["status"] == "failed"
     assert "aes-command: openssl exited 1" in recs[0]["reason"]
+
+
+def test_killed_command_leaves_no_scratch(tmp_path: Path) -> None:
+    slow = ("sh", "-c", "sleep 30; :", "{output}")
+    p = _point("command", "slow", "aes-128-ecb", "encrypt", command=slow)
+    data = tmp_path / "in.bin"
+    data.write_bytes(bytes(64))
+    spec = runner.RunSpec(
+        campaign="t",
+        input_path=str(data),
+        out_path=str(tmp_path / "raw" / f"{p.id}.jsonl"),
+        log_path=str(tmp_path / "logs" / f"{p.id}.log"),
+        energy="none",
+        timeout_s=3,
+    )
+    res = runner.run_point(p, spec)
+    assert res["status"] == "failed" and "timeout after 3 s" in res["reason"]
+    assert sorted(f.name for f in (tmp_path / "raw").iterdir()) == [f"{p.id}.jsonl"]
+    # the program was killed with the kernel, not left running
+    gone = subprocess.run(["pgrep", "-f", f"sleep 30; : {tmp_path}"], check=False)
+    assert gone.returncode == 1

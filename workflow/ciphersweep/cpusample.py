@@ -13,6 +13,7 @@ core busy for the whole interval; several busy threads give more. This sits besi
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -184,6 +185,15 @@ class Sampler:
         return self.peak
 
 
+def kill_tree(pid: int) -> None:
+    """SIGKILL a process and every descendant (a timed-out kernel's programs too)."""
+    for p in reversed(tree(pid)):
+        try:
+            os.kill(p, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -192,7 +202,8 @@ def run(
     **kw: Any,
 ) -> subprocess.CompletedProcess[Any]:
     """``subprocess.run`` with the process tree's CPU sampled while it runs; the
-    result has ``cpu_peak_pct`` (None when the run ended before two samples)."""
+    result has ``cpu_peak_pct`` (None when the run ended before two samples). On a
+    timeout the whole process tree is killed, then TimeoutExpired is raised."""
     if kw.pop("capture_output", False):
         kw["stdout"] = kw["stderr"] = subprocess.PIPE
     with subprocess.Popen(list(argv), **kw) as proc:
@@ -200,7 +211,7 @@ def run(
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            kill_tree(proc.pid)
             out, err = proc.communicate()
             sampler.stop()
             raise subprocess.TimeoutExpired(proc.args, timeout or 0, out, err) from None

@@ -133,12 +133,21 @@ class CommandRun:
         return pykernel.Rep(t_total=wall, t_compute=wall, output=data, extra=extra)
 
 
+def scratch_dir(json_path: str) -> str:
+    """The scratch directory of a point's runs (outputs, the ciphertext to decrypt)."""
+    return f"{json_path}.d"
+
+
 def run(ns: argparse.Namespace) -> list[dict[str, Any]]:
     job = pykernel.prepare(ns)
     rec0 = pykernel.base_record(ns, job, "command", ns.program)
     rec0["clock"] = "perf_counter around posix_spawn + wait4 (whole process)"
-    where = os.path.dirname(os.path.abspath(ns.json)) if ns.json else None
-    scratch = tempfile.mkdtemp(prefix="cs-command-", dir=where)
+    if ns.json:  # beside the records, where the bench job cleans up after a kill
+        scratch = scratch_dir(ns.json)
+        shutil.rmtree(scratch, ignore_errors=True)
+        os.makedirs(scratch)
+    else:
+        scratch = tempfile.mkdtemp(prefix="cs-command-")
     try:
         return pykernel.loop(ns, job, rec0, CommandRun(ns, job, scratch))
     finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -343,6 +344,8 @@ def run_point(
         os.replace(tmp, spec.out_path)
         if os.path.exists(json_tmp):
             os.remove(json_tmp)
+        # what a killed aes-command leaves (kernel_command.scratch_dir)
+        shutil.rmtree(f"{json_tmp}.d", ignore_errors=True)
     return {"status": "failed" if reason else "ok", "reason": reason, "wall": wall}
 
 
