@@ -151,6 +151,19 @@ def build_kernels(
     os.replace(tmp, Path(bdir) / INFO_FILE)
 
 
+def build_rule(script: str, params: Any, log: str) -> None:
+    """The body of the build rules (params: variant, cflags, cmake_args, build_dir,
+    targets)."""
+    build_kernels(
+        script,
+        params.build_dir,
+        list(params.cmake_args),
+        list(params.targets),
+        build_info(params.variant, params.cflags, list(params.cmake_args)),
+        log,
+    )
+
+
 def read_info(kernel_dir: str | Path) -> dict[str, Any]:
     """Record fields of a build (``build_variant``, ``march_native``); empty when the
     binaries were built outside the workflow."""

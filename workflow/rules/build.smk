@@ -14,15 +14,9 @@ rule build_kernels:
         cflags=None,
         cmake_args=cs_build.cmake_args(CFG["build"]),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
+        targets=[f"aes-{b}" for b in NATIVE_BACKENDS],
     run:
-        cs_build.build_kernels(
-            input.script,
-            params.build_dir,
-            params.cmake_args,
-            [f"aes-{b}" for b in NATIVE_BACKENDS],
-            cs_build.build_info(params.variant, params.cflags, params.cmake_args),
-            log[0],
-        )
+        cs_build.build_rule(input.script, params, log[0])
 
 
 # One build per build.variants entry (its cflags become CMAKE_C_FLAGS).
