@@ -35,6 +35,23 @@ def test_dry_run(config: Path, profile: str, tmp_path: Path) -> None:
     assert not (tmp_path / "results").exists()
 
 
+def test_local_listing_shows_local_resources_only(tmp_path: Path) -> None:
+    """Snakemake's per-job listing (a dry run, or -p) with the local profile: no
+    Slurm-only resources, no `Shell command: None`, long input lists shortened; the
+    Slurm profile still passes its resources on."""
+    cfg = base_config(build={"dir": str(tmp_path / "kernels")})
+    local = run_snakemake(tmp_path / "l", cfg, "-n", "-p", timeout=180)
+    out = local.stdout + local.stderr
+    assert local.returncode == 0, out[-3000:]
+    assert "rule bench:" in out and "resources:" in out
+    for slurm_only in ("slurm_extra", "mpi="):
+        assert slurm_only not in out, slurm_only
+    assert "Shell command: None" not in out
+    assert re.search(r"input: .*\.\.\. \(\d+ more\)", out)  # build_kernels' sources
+    slurm = run_snakemake(tmp_path / "s", cfg, "-n", profile="slurm", timeout=180)
+    assert "slurm_extra=--exclusive" in slurm.stdout + slurm.stderr
+
+
 def test_lint_clean() -> None:
     proc = subprocess.run(
         [SNAKEMAKE, "--lint"],
