@@ -26,6 +26,12 @@ _RATE = {
     "vaes": 600e6,
     "evp": 200e6,
     "pycryptodome": 20e6,
+    # AEADs (aes-seq): every repetition is also verified (a second pass)
+    "ascon-ref": 10e6,
+    "ascon-lowsize": 50e6,
+    "ascon-opt64": 100e6,
+    "gcm-ref": 30e6,
+    "gcm-aesni": 300e6,
 }
 # per run / once: process start-up (cuda: NVML update-period detection and the two
 # energy windows of at least 1 s each, see docs/gpu-energy.md)
