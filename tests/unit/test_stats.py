@@ -342,3 +342,12 @@ def test_mean_statistic_in_the_tables() -> None:
     t = tables.build_time(ctx)
     assert t.value("seq", "1MiB") == pytest.approx(2.0) and "mean" in t.title
     assert "95% CI of the mean" in t.notes[("seq", "1MiB")]  # 12.0 makes it wide
+
+
+def test_mean_interval_of_times_never_goes_below_zero() -> None:
+    from ciphersweep import stats as cs_stats
+
+    e = cs_stats.mean_ci([0.001, 0.001, 0.002, 0.9])  # one huge outlier, 4 reps
+    assert e.low == 0.0 and e.high > e.value > 0
+    signed = cs_stats.mean_ci([-1.0, 0.5, 2.0, -3.0])
+    assert signed.low < 0  # values that may be negative keep the plain t interval

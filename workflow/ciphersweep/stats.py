@@ -219,7 +219,10 @@ def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate
         return Estimate(m, m, m, 0.0, 1)
     sd = math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (n - 1))
     h = t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
-    return Estimate(m, m - h, m + h, confidence, n)
+    # a mean of non-negative values (times, bytes, joules) is never below 0: the bound
+    # is cut there, which keeps the coverage and never shows a negative time
+    low = max(m - h, 0.0) if min(xs) >= 0 else m - h
+    return Estimate(m, low, m + h, confidence, n)
 
 
 def _quantile(xs: Sequence[float], q: float) -> float:
