@@ -32,6 +32,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "aes_cuda_ctx.h"
@@ -71,13 +72,23 @@ static int choose_impl(cs_run *r, cuda_ctx *c)
     return 0;
 }
 
+/* Why no device can be used: without the NVIDIA kernel driver the CUDA runtime only
+ * says "driver version is insufficient", which reads like an update would help. */
+static const char *no_device_reason(cudaError_t e)
+{
+    if (e == cudaErrorInsufficientDriver && access("/proc/driver/nvidia/version", F_OK) != 0)
+        return "no NVIDIA driver / no CUDA device (the NVIDIA kernel driver is not loaded)";
+    if (e == cudaSuccess || e == cudaErrorNoDevice)
+        return "no NVIDIA driver / no CUDA device (the driver sees no GPU)";
+    return cudaGetErrorString(e);
+}
+
 static int open_device(cs_run *r, cuda_ctx *c, cudaDeviceProp *prop)
 {
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n < 1) {
-        cs_error(r, "no CUDA device: %s",
-                 cudaGetErrorString(e != cudaSuccess ? e : cudaErrorNoDevice));
+        cs_error(r, "no CUDA device: %s", no_device_reason(e));
         return CS_EXIT_NO_HARDWARE;
     }
     if (r->o.device >= n) {

@@ -55,6 +55,28 @@ int cs_parse_hex(const char *s, uint8_t *out, int max)
     return (int)(len / 2);
 }
 
+/* Why s is not a hex string of whole bytes, at most max of them (max < 0: no limit),
+ * as the end of a one-line message; NULL when it is one. */
+static const char *hex_problem(const char *s, int max, char *why, size_t n)
+{
+    const size_t len = strlen(s);
+    for (size_t i = 0; i < len; i++)
+        if (!isxdigit((unsigned char)s[i])) {
+            snprintf(why, n, "'%c' at position %zu is not a hex digit (allowed: 0-9, a-f, A-F)",
+                     s[i], i + 1);
+            return why;
+        }
+    if (len % 2) {
+        snprintf(why, n, "%zu hex digits, an odd number (allowed: two digits per byte)", len);
+        return why;
+    }
+    if (max >= 0 && (len == 0 || len / 2 > (size_t)max)) {
+        snprintf(why, n, "%zu bytes (allowed: 1..%d bytes)", len / 2, max);
+        return why;
+    }
+    return NULL;
+}
+
 static int parse_int(const char *s, long min, long max, int *out)
 {
     if (!s || !*s)
@@ -249,20 +271,11 @@ static int parse_seed(const char *a, uint64_t *seed)
     return (errno || *end) ? -1 : 0;
 }
 
-/* An even number (possibly zero) of hex digits. */
-static int is_hex(const char *s)
-{
-    size_t n = 0;
-    for (; s[n]; n++)
-        if (!isxdigit((unsigned char)s[n]))
-            return 0;
-    return n % 2 == 0;
-}
-
 /* The data: --size, --input, --seed, --gen-input, --key, --iv, --nopad,
  * --ciphertext-input, --ad. */
 static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
+    char why[96];
     switch (c) {
     case O_SIZE:
         if (cs_parse_size(a, &o->size) != 0)
@@ -283,7 +296,7 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
     case O_KEY:
         o->key_len = cs_parse_hex(a, o->key, 64);
         if (o->key_len < 0)
-            return fail(err, n, "--key: '%s' is not an even number of hex digits (at most 64 bytes)", a);
+            return fail(err, n, "--key: '%s': %s", a, hex_problem(a, 64, why, sizeof why));
         return OPT_OK;
     case O_KEYBITS:
         if (parse_int(a, 8, 512, &o->key_bits) != 0 || o->key_bits % 8)
@@ -292,11 +305,11 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
     case O_IV:
         o->iv_len = cs_parse_hex(a, o->iv, 64);
         if (o->iv_len < 0)
-            return fail(err, n, "--iv: '%s' is not an even number of hex digits", a);
+            return fail(err, n, "--iv: '%s': %s", a, hex_problem(a, 64, why, sizeof why));
         return OPT_OK;
     case O_AD:
-        if (!is_hex(a))
-            return fail(err, n, "--ad: '%s' is not an even number of hex digits", a);
+        if (hex_problem(a, -1, why, sizeof why))
+            return fail(err, n, "--ad: '%s': %s", a, why);
         o->ad_hex = a;
         return OPT_OK;
     case O_NOPAD:
@@ -323,11 +336,11 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
         return OPT_OK;
     case O_REPS:
         if (parse_int(a, 1, 1000000, &o->reps) != 0)
-            return fail(err, n, "--reps: '%s' is not an integer >= 1", a);
+            return fail(err, n, "--reps: '%s' is not an integer in 1..1000000", a);
         return OPT_OK;
     case O_WARMUP:
         if (parse_int(a, 0, 1000000, &o->warmup) != 0)
-            return fail(err, n, "--warmup: '%s' is not an integer >= 0", a);
+            return fail(err, n, "--warmup: '%s' is not an integer in 0..1000000", a);
         return OPT_OK;
     case O_BATCH:
         if (parse_int(a, 1, 1000000, &o->batch) != 0)
@@ -348,8 +361,8 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
         o->calib_given = 1;
         return OPT_OK;
     case O_THREADS:
-        if (parse_int(a, 1, 4096, &o->threads) != 0)
-            return fail(err, n, "--threads: '%s' is not an integer >= 1", a);
+        if (parse_int(a, 1, CS_MAX_THREADS, &o->threads) != 0)
+            return fail(err, n, "--threads: '%s' is not an integer in 1..%d", a, CS_MAX_THREADS);
         o->threads_given = 1;
         return OPT_OK;
     case O_BT:
@@ -359,7 +372,7 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
         return OPT_OK;
     case O_DEVICE:
         if (parse_int(a, 0, 1024, &o->device) != 0)
-            return fail(err, n, "--device: '%s' is not an integer >= 0", a);
+            return fail(err, n, "--device: '%s' is not an integer in 0..1024", a);
         o->device_given = 1;
         return OPT_OK;
     case O_STREAMS:

@@ -7,6 +7,9 @@
 #include "aes.h"
 #include "exit_status.h"
 
+/* --threads: the most OpenMP threads a kernel accepts. */
+#define CS_MAX_THREADS 4096
+
 /* What a program accepts beyond the common options (cs_prog_info.flags). */
 #define CS_BE_AES_IMPLS 0x1u /* --impl ref|ttable|aesni|vaes|auto: runner resolves r->aes */
 #define CS_BE_THREADS 0x2u   /* --threads T > 1 */

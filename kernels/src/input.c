@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "input.h"
 
@@ -26,6 +27,12 @@ int cs_read_file(const char *path, uint8_t **buf, size_t *n)
     FILE *f = fopen(path, "rb");
     if (!f)
         return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f); /* fopen opens a directory for reading; its "size" is not one */
+        errno = EISDIR;
+        return -1;
+    }
     size_t cap = 1 << 16, len = 0;
     uint8_t *p = NULL;
     if (fseek(f, 0, SEEK_END) == 0) {

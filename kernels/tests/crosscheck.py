@@ -335,6 +335,30 @@ class Checker:
             "exact --size message",
             r.stderr.decode(),
         )
+        # messages that say what is wrong and what is allowed
+        here = str(Path(__file__).resolve().parent)
+        for prog, args, want in [
+            ("aes-seq", ["--input", here], f"--input: cannot read '{here}': Is a directory"),
+            ("aes-omp", ["--threads", "100000"], "--threads: '100000' is not an integer in 1..4096"),
+            (
+                "aes-seq",
+                ["--key", "00zz"],
+                "--key: '00zz': 'z' at position 3 is not a hex digit (allowed: 0-9, a-f, A-F)",
+            ),
+            (
+                "aes-seq",
+                ["--iv", "abc"],
+                "--iv: 'abc': 3 hex digits, an odd number (allowed: two digits per byte)",
+            ),
+        ]:
+            if not self.binary(prog).exists():
+                continue
+            r = self.run([str(self.binary(prog))] + args)
+            self.expect(
+                r.returncode == 2 and r.stderr.decode().strip() == f"{prog}: {want}",
+                f"{prog} {' '.join(args)}: exact message",
+                r.stderr.decode(),
+            )
         for flag in ["--help", "--version"]:
             r = self.run([seq, flag])
             self.expect(

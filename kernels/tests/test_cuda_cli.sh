@@ -26,6 +26,12 @@ expect() { # expect NAME WANT_RC STDERR_REGEX -- ARGS...
 
 export CUDA_VISIBLE_DEVICES=
 expect no-device 3 '^aes-cuda: no CUDA device: .+' -- --size 1KiB
+# the reason says what is missing: the driver (not loaded here), or a visible GPU
+if [ -e /proc/driver/nvidia/version ]; then
+  expect no-device-reason 3 '^aes-cuda: no CUDA device: no NVIDIA driver / no CUDA device \(the driver sees no GPU\)$' -- --size 1KiB
+else
+  expect no-driver-reason 3 '^aes-cuda: no CUDA device: no NVIDIA driver / no CUDA device \(the NVIDIA kernel driver is not loaded\)$' -- --size 1KiB
+fi
 expect no-device-ecb-decrypt 3 '^aes-cuda: no CUDA device: .+' -- --size 4KiB --mode ecb --op decrypt
 expect bad-impl 2 "^aes-cuda: --impl: 'aesni' is not a GPU impl \(allowed: gpu-lanes, gpu-ttable, gpu-ref, auto\)$" -- --impl aesni --size 1KiB
 for impl in gpu-lanes gpu-ttable gpu-ref auto; do

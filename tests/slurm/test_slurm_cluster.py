@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support import default_signals
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_DIR = ROOT / "tests" / "cluster"
@@ -281,15 +282,16 @@ def run_slurm(
     workdir/snakemake.out."""
     cmd = snakemake_cmd(workdir, config, *args)
     with open(workdir / "snakemake.out", "a") as log:
-        p = subprocess.Popen(
-            cmd,
-            cwd=workdir,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env=slurm_env(),
-            start_new_session=True,
-        )
+        with default_signals():  # SIGINT below works however the suite started
+            p = subprocess.Popen(
+                cmd,
+                cwd=workdir,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                env=slurm_env(),
+                start_new_session=True,
+            )
         try:
             out, _ = p.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -868,13 +870,45 @@ def test_33_ranks_refused_by_the_cluster_not_a_hang(
 # ======================================================================== resume
 
 
+def _held_kernels(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A private copy of the kernels in which the openssl point of the 4KiB input waits
+    (creating ``started``) until ``release`` exists: a point known to be in progress,
+    with no clock involved. Returns (kernel dir, started, release)."""
+    kbin = tmp_path / "kbin"
+    kbin.mkdir()
+    for name in ("aes-seq", "aes-openssl"):
+        shutil.copy2(KERNELS / name, kbin / name)
+    started, release = tmp_path / "held.started", tmp_path / "held.release"
+    real = kbin / "aes-openssl.real"
+    os.replace(kbin / "aes-openssl", real)
+    wrapper = kbin / "aes-openssl"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'case "$*" in *4KiB*)\n'
+        f"  touch '{started}'\n"
+        f"  while [ ! -e '{release}' ]; do sleep 0.1; done;;\n"
+        "esac\n"
+        f"exec '{real}' \"$@\"\n"
+    )
+    wrapper.chmod(0o755)
+    st = real.stat()
+    os.utime(wrapper, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return kbin, started, release
+
+
 def test_killed_snakemake_resumes_without_redoing_points(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     """Interrupt the snakemake process mid-campaign (SIGINT, as Ctrl-C does): it
     cancels its queued and running Slurm jobs and stops; running it again submits only
-    what is missing, and points that had finished keep their raw files untouched."""
+    what is missing, and points that had finished keep their raw files untouched.
+
+    Deterministic: one point blocks until the test releases it, the interrupt comes
+    once that point is running and the four points of the other two allocations have
+    finished, and Snakemake gets SIGINT's default disposition whatever the suite was
+    started with (nohup, a background job)."""
     kernels_or_skip("seq", "openssl")
+    kbin, started, release = _held_kernels(tmp_path)
     cfg = default_config(
         campaign="resume",
         sizes=["1KiB", "2KiB", "4KiB"],
@@ -884,11 +918,14 @@ def test_killed_snakemake_resumes_without_redoing_points(
             "seq": {"impls": ["ttable"]},
             "openssl": {"ciphers": ["aes-128-ctr"]},
         },
-        cluster={"pack_size": 2},
+        # the three allocations side by side on the node: the held one blocks no other
+        cluster={"pack_size": 2, "exclusive": False},
     )
+    cfg["build"]["dir"] = str(kbin)
+    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
     raw = tmp_path / "results" / "resume" / "raw"
     cmd = snakemake_cmd(tmp_path, cfg)
-    with open(tmp_path / "first.out", "w") as out:
+    with open(tmp_path / "first.out", "w") as out, default_signals():
         p = subprocess.Popen(
             cmd,
             cwd=tmp_path,
@@ -897,21 +934,21 @@ def test_killed_snakemake_resumes_without_redoing_points(
             env=slurm_env(),
             start_new_session=True,
         )
-        deadline = time.monotonic() + 240
-        # interrupt once Snakemake has seen the first allocation's points finish (a
-        # job still running when it is interrupted counts as incomplete: its outputs
-        # are removed and it runs again next time)
-        while p.poll() is None:
-            text = (tmp_path / "first.out").read_text()
-            if text.count("(Rule: bench)") >= 2:
-                break
-            assert time.monotonic() < deadline, "no point finished in time"
-            time.sleep(0.3)
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=120)
+    deadline = time.monotonic() + 300
+    while not (started.exists() and len(list(raw.glob("*.jsonl"))) >= 4):
+        if p.poll() is not None or time.monotonic() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            pytest.fail(
+                "the held point never ran beside four finished ones:\n"
+                + (tmp_path / "first.out").read_text()[-3000:]
+            )
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    p.wait(timeout=120)
     first = (tmp_path / "first.out").read_text()
+    assert p.returncode != 0, first[-3000:]
     done = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
-    assert 2 <= len(done) < 6, (sorted(done), first[-3000:])
+    assert held not in done and 4 <= len(done) <= 5, (sorted(done), first[-3000:])
     first_jobs = set(submitted_jobs(first))
     # snakemake cancelled what it had running or queued
     deadline = time.monotonic() + 60
@@ -919,6 +956,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
         assert time.monotonic() < deadline, "jobs of the killed run are still queued"
         time.sleep(0.5)
 
+    release.touch()
     again = run_slurm(tmp_path, cfg, timeout=300)
     assert again.returncode == 0, again.stdout[-4000:]
     after = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
@@ -926,11 +964,11 @@ def test_killed_snakemake_resumes_without_redoing_points(
     for name, mtime in done.items():
         assert after[name] == mtime, f"{name} was redone"
     second_jobs = submitted_jobs(again.stdout)
-    # 6 points in allocations of 2: the rerun needs at most the allocations not done
-    assert 1 <= len(second_jobs) <= 3 - len(done) // 2, second_jobs
+    # only the allocation of the held point runs again
+    assert len(second_jobs) == 1, second_jobs
     print(
-        f"[slurm] killed after {len(done)} of 6 points; rerun submitted "
-        f"{len(second_jobs)} job(s) and left {len(done)} raw files untouched"
+        f"[slurm] interrupted after {len(done)} of 6 points; rerun submitted "
+        f"{len(second_jobs)} job and left {len(done)} raw files untouched"
     )
 
 

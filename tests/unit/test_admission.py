@@ -192,3 +192,26 @@ def test_killed_kernel_reason_names_the_signal() -> None:
         == "killed by signal 15 (SIGTERM): aes-mpi: stopped"
     )
     assert runner.exit_reason(1, "") == "exit 1: no message"
+
+
+def test_bench_job_error_becomes_the_points_failure(tmp_path: Path) -> None:
+    """An error of the job itself (here: a directory where the kernel's record file
+    goes) fails the point, not the job: the analysis of the others still runs."""
+    out = tmp_path / "raw" / f"{POINT.id}.jsonl"
+    (tmp_path / "raw" / f"{POINT.id}.jsonl.kernel.tmp").mkdir(parents=True)
+    spec = runner.RunSpec(
+        campaign="t",
+        input_path=str(tmp_path / "in.bin"),
+        out_path=str(out),
+        log_path=str(tmp_path / "logs" / f"{POINT.id}.log"),
+        kernel_dir=str(KERNELS),
+        energy="none",
+        attempt="rerun 0123",
+    )
+    result = runner.run_point(POINT, spec)
+    assert result["status"] == "failed"
+    assert result["reason"].startswith("the bench job failed: IsADirectoryError")
+    v = admission.judge(out, POINT)
+    assert v.state == "failed" and v.reason == result["reason"]
+    assert v.failure["attempt"] == "rerun 0123"
+    assert admission.attempt_token(out, POINT).startswith("rerun ")

@@ -199,6 +199,7 @@ def validate(
 
     _check_precision(cfg)
     _check_batch(cfg)
+    _check_duplicates(cfg)
     cluster = cfg["cluster"]
     # sizes
     seen: dict[int, str] = {}
@@ -284,7 +285,7 @@ def validate(
                     ["backends", "cuda", "gpus", i],
                     f"{g} is out of range (allowed: 1..{cluster['gpus_per_node']}, cluster.gpus_per_node)",
                 )
-    _check_baseline(cfg)
+    _check_baseline(cfg, "baseline" in raw)
     _check_nopad(cfg)
     from . import compare, layouts  # the layout and comparison keys check themselves
 
@@ -312,8 +313,37 @@ def validate(
     return cfg
 
 
-def _check_baseline(cfg: dict[str, Any]) -> None:
+def _check_duplicates(cfg: dict[str, Any]) -> None:
+    """Every list of values names each value once (a repeat would be the same point
+    twice): modes, ops and every list under backends (names of ciphers in any case)."""
+    lists: list[tuple[list[Any], list[Any]]] = [
+        (["modes"], cfg["modes"]),
+        (["ops"], cfg["ops"]),
+    ]
+    for name, b in cfg["backends"].items():
+        for key, vals in (b or {}).items():
+            if isinstance(vals, list) and all(isinstance(v, (str, int)) for v in vals):
+                lists.append((["backends", name, key], vals))
+    for path, vals in lists:
+        seen: set[Any] = set()
+        for i, v in enumerate(vals):
+            norm = v.lower() if isinstance(v, str) else v
+            if norm in seen:
+                raise _fail(
+                    path + [i], f"{v!r} is listed twice (allowed: each value once)"
+                )
+            seen.add(norm)
+
+
+def _check_baseline(cfg: dict[str, Any], explicit: bool) -> None:
     base = cfg["baseline"]
+    if explicit and cfg["backends"].get(base["backend"]) is None:
+        raise _fail(
+            "baseline.backend",
+            f"{base['backend']!r} is not in this campaign's backends, so no speedup "
+            f"or efficiency could be computed (allowed: add backends.{base['backend']}, "
+            "or leave baseline out)",
+        )
     impl = base.get("impl")
     if impl is None:
         return
@@ -366,6 +396,15 @@ def _check_input(item: dict[str, Any], i: int, workdir: str | Path) -> None:
             ["inputs", i, "path"],
             f"{item['path']!r} is empty (allowed: a file of at least 1 byte)",
         )
+    try:
+        with open(p, "rb") as fh:
+            fh.read(1)
+    except OSError as exc:
+        raise _fail(
+            ["inputs", i, "path"],
+            f"{item['path']!r} cannot be read ({exc.strerror}; allowed: an existing, "
+            "readable file)",
+        ) from None
 
 
 def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> None:
@@ -499,6 +538,27 @@ def _check_precision(cfg: dict[str, Any]) -> None:
             f"{prec['min_reps']} is more than precision.max_reps "
             f"{prec['max_reps']} (allowed: 1..precision.max_reps)",
         )
+
+
+def load_file(path: str | Path) -> dict[str, Any]:
+    """A campaign file as a dict; a YAML mistake is one line with the file and line."""
+    try:
+        with open(path) as fh:
+            data = yaml.safe_load(fh)
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot be read ({exc.strerror}; allowed: a readable YAML file)"
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        what = getattr(exc, "problem", None) or "not valid YAML"
+        raise ConfigError(f"{where}: YAML syntax error: {what}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            f"{path}: not a mapping of keys (allowed: campaign: ..., ...)"
+        )
+    return data
 
 
 def format_error(exc: ConfigError) -> str:

@@ -213,7 +213,28 @@ def exit_reason(rc: int, stderr: str) -> str:
 def run_point(
     point: Point, spec: RunSpec, runner: Callable[..., Any] = cpusample.run
 ) -> dict[str, Any]:
-    """Run one point and write ``spec.out_path``; return a small summary dict."""
+    """Run one point and write ``spec.out_path``; return a small summary dict.
+
+    Whatever goes wrong, the job itself succeeds with a failure record: one point never
+    keeps the analysis of the others from running (and it runs again next time)."""
+    try:
+        return _run_point(point, spec, runner)
+    except Exception as exc:  # noqa: BLE001 - turned into the point's failure record
+        reason = f"the bench job failed: {type(exc).__name__}: {exc}"[:500]
+        rec = failure_record(point, spec, reason)
+        rec["attempt"] = spec.attempt
+        Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
+        with open(spec.log_path, "a") as log:
+            print(f"FAILED: {reason}", file=log)
+        tmp = f"{spec.out_path}.tmp"
+        Path(tmp).write_text(json.dumps(rec, sort_keys=True) + "\n")
+        os.replace(tmp, spec.out_path)
+        return {"status": "failed", "reason": reason, "wall": None}
+
+
+def _run_point(
+    point: Point, spec: RunSpec, runner: Callable[..., Any]
+) -> dict[str, Any]:
     Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
     json_tmp = f"{spec.out_path}.kernel.tmp"

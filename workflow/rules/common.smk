@@ -9,6 +9,7 @@ from pathlib import Path
 import immutables
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
+from snakemake.utils import update_config
 
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
@@ -18,6 +19,7 @@ from ciphersweep import compare as cs_compare  # noqa: E402
 from ciphersweep import config as cs_config  # noqa: E402
 from ciphersweep import console as cs_console  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
+from ciphersweep import preflight as cs_preflight  # noqa: E402
 from ciphersweep import provenance as cs_prov  # noqa: E402
 from ciphersweep import records as cs_records  # noqa: E402
 from ciphersweep import report as cs_report  # noqa: E402
@@ -25,13 +27,17 @@ from ciphersweep import runner as cs_runner  # noqa: E402
 from ciphersweep import sweep as cs_sweep  # noqa: E402
 from ciphersweep import tables as cs_tables  # noqa: E402
 
-# A campaign file given with --configfile describes a whole campaign: it replaces the
-# default config instead of being merged into it (--config KEY=VALUE still overrides).
-if workflow.overwrite_configfiles:
-    config.clear()
-    config.update(copy.deepcopy(workflow.config_settings.overwrite_config))
-
+# The campaign: config/config.yaml, or a file given with --configfile, which describes
+# a whole campaign and replaces the default instead of being merged into it;
+# --config KEY=VALUE overrides single keys of either.
 try:
+    if not workflow.overwrite_configfiles:
+        _default = cs_config.load_file("config/config.yaml")
+        update_config(_default, workflow.config_settings.overwrite_config)
+    else:
+        _default = workflow.config_settings.overwrite_config
+    config.clear()
+    config.update(copy.deepcopy(_default))
     CFG = cs_config.validate(config, root=PROJECT, workdir=Path.cwd())
 except cs_config.ConfigError as exc:
     # one line naming the key and what is allowed; no traceback, no job started
@@ -309,3 +315,22 @@ def fail_on_violations(path):
             "(compare.on_violation: fail; every table and comparison is kept):\n"
             + "\n".join(bad)
         )
+
+
+# Before any job: the result paths can be written, every point's buffers fit in this
+# machine's memory (local runs) and OpenSSL has every cipher (ciphersweep.preflight;
+# it only reads).
+if workflow.is_main_process:
+    try:
+        cs_preflight.check(
+            CFG,
+            POINT_LIST,
+            [f"{RES}/{f}" for f in ("measurements.csv", "summary.csv", "failures.csv")]
+            + [f"{RES}/raw/{pid}.jsonl" for pid in POINTS]
+            + table_files()
+            + plot_files(),
+            local=workflow.local_exec,
+        )
+    except cs_config.ConfigError as exc:
+        print(cs_config.format_error(exc), file=sys.stderr)
+        sys.exit(1)
