@@ -118,6 +118,32 @@ def test_result_paths_that_cannot_be_written(tmp_path: Path) -> None:
     )
 
 
+def test_read_only_tables_directory() -> None:
+    with tempfile.TemporaryDirectory(prefix="cs-readonly-") as d:
+        Path(d).chmod(0o755)
+        tables = Path(d) / "results" / "tables"
+        tables.mkdir(parents=True)
+        tables.chmod(0o555)
+        target = tables / "time.csv"
+        if os.geteuid() != 0:
+            msg = preflight.output_problem([target])
+        else:  # root writes anywhere: ask as an unprivileged user
+            code = (
+                "import sys; sys.path.insert(0, sys.argv[1]);"
+                "from ciphersweep import preflight as p;"
+                "print(p.output_problem([sys.argv[2]]))"
+            )
+            proc = subprocess.run(
+                ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+                + [sys.executable, "-c", code, str(ROOT / "workflow"), str(target)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            msg = proc.stdout.strip() or proc.stderr[-2000:]
+    assert msg == f"{tables} is not writable (allowed: a directory you can write)"
+
+
 def test_sizes_that_do_not_fit_in_memory() -> None:
     cfg = cs_config.validate(
         base_config(sizes=["1KiB", "4GiB"]), root=ROOT, workdir=ROOT
