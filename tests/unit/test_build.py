@@ -209,3 +209,16 @@ def test_batch_must_divide_reps_and_not_meet_precision(tmp_path: Path) -> None:
         ),
     )
     assert "batch" in msg and "precision" in msg
+
+
+def test_records_of_every_process_are_required(tmp_path: Path) -> None:
+    cfg = cs_config.validate(
+        base_config(reps=2, processes=3, backends={"seq": {"impls": ["ttable"]}}),
+        root=ROOT,
+        workdir=tmp_path,
+    )
+    p = cs_sweep.expand(cfg)[0]
+    recs = [{"process": g, "rep": r} for g in range(3) for r in range(2)]
+    assert p.reps_problem(recs) is None
+    assert "processes 0..2" in p.reps_problem(recs[:4])
+    assert p.reps_problem(recs[:5]).startswith("process 2: expected 2 records, got 1")

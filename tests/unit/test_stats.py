@@ -351,3 +351,23 @@ def test_mean_interval_of_times_never_goes_below_zero() -> None:
     assert e.low == 0.0 and e.high > e.value > 0
     signed = cs_stats.mean_ci([-1.0, 0.5, 2.0, -3.0])
     assert signed.low < 0  # values that may be negative keep the plain t interval
+
+
+def test_processes_are_the_unit_of_the_interval() -> None:
+    from ciphersweep import stats as cs_stats
+
+    # six processes, each tight inside but shifted from one to the next (+-10%)
+    shifts = [0.9, 1.0, 1.1, 0.95, 1.05, 1.0]
+    values, procs = [], []
+    for i, f in enumerate(shifts):
+        for j in range(50):
+            values.append(f * (1.0 + 0.001 * (j % 5)))
+            procs.append(i)
+    one = cs_stats.summarize(values, "t_total")  # as if one process ran them all
+    per = cs_stats.summarize(values, "t_total", procs)
+    assert per["t_total_processes"] == 6 and one["t_total_processes"] == 1
+    assert per["t_total_n"] == one["t_total_n"] == 300
+    # the process-level interval spans the shifts; the pooled one hides them
+    assert per["t_total_ci_low"] < 0.91 and per["t_total_ci_high"] > 1.1
+    assert one["t_total_rel_hw"] < 0.05 < per["t_total_rel_hw"]
+    assert per["t_total_min"] == min(values)

@@ -148,7 +148,12 @@ def collect(
             if col in frame and frame[col].notna().any():
                 vals = pd.to_numeric(frame[col], errors="coerce").dropna()
                 if col == "t_total":  # median, its 95% CI, mean and its CI, spread
-                    s.update(stats.summarize(list(vals), "t_total"))
+                    procs = (
+                        list(frame.loc[vals.index, "process"])
+                        if "process" in frame
+                        else None
+                    )
+                    s.update(stats.summarize(list(vals), "t_total", procs))
                 else:
                     s[f"{col}_median"] = float(vals.median())
         if s.get("t_total_median"):

@@ -275,57 +275,9 @@ def _run_point(
         print(f"launch: {ln.text}", file=log, flush=True)
         env = dict(os.environ)
         env.update(ln.env)
-        if os.path.exists(json_tmp):
-            os.remove(json_tmp)
-        t0 = time.monotonic()
-        reason: str | None = None
-        extra_peak: float | None = None
-        try:
-            proc = runner(
-                ln.argv,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                timeout=spec.timeout_s,
-            )
-            rc, out, err = proc.returncode, proc.stdout or "", proc.stderr or ""
-            extra_peak = getattr(proc, "cpu_peak_pct", None)
-        except subprocess.TimeoutExpired as exc:
-            rc, out, err = (
-                None,
-                "",
-                (exc.stderr or b"").decode()
-                if isinstance(exc.stderr, bytes)
-                else (exc.stderr or ""),
-            )
-            reason = f"timeout after {spec.timeout_s} s"
-        except OSError as exc:
-            rc, out, err = None, "", str(exc)
-            reason = f"could not start: {exc}"
-        wall = time.monotonic() - t0
-        log.write(out)
-        log.write(err)
-        print(f"exit: {rc}  wall: {wall:.3f} s", file=log)
-        records: list[dict[str, Any]] = []
-        if reason is None and rc != 0:
-            reason = exit_reason(rc, err)
-        if reason is None:
-            try:
-                with open(json_tmp) as fh:
-                    records = [json.loads(line) for line in fh if line.strip()]
-            except (OSError, ValueError) as exc:
-                reason = f"unreadable records: {exc}"
-        if reason is None and not records:
-            reason = "kernel printed no records"
-        if reason is None:
-            for i, rec in enumerate(records):
-                bad = validate_record(rec)
-                if bad:
-                    reason = f"record {i} does not match the record schema: {bad}"
-                    break
-        if reason is None:
-            reason = point.reps_problem(records)
+        records, reason, wall, extra_peak = _run_processes(
+            point, spec, runner, ln.argv, env, json_tmp, log
+        )
         extra = _orchestrator_fields(point, spec, ln.text, ln.oversubscribed)
         extra["cpu_peak_pct"] = extra_peak
         if point.input_set is not None:
@@ -368,6 +320,91 @@ def _run_point(
         # what a killed aes-command leaves (kernel_command.scratch_dir)
         shutil.rmtree(f"{json_tmp}.d", ignore_errors=True)
     return {"status": "failed" if reason else "ok", "reason": reason, "wall": wall}
+
+
+def _run_processes(
+    point: Point,
+    spec: RunSpec,
+    runner: Callable[..., Any],
+    argv: list[str],
+    env: dict[str, str],
+    json_tmp: str,
+    log: TextIO,
+) -> tuple[list[dict[str, Any]], str | None, float, float | None]:
+    """The point's kernel processes one after another (config ``processes``); their
+    records tagged with ``process``, the first failure's reason, the total wall time
+    and the highest sampled CPU %."""
+    records: list[dict[str, Any]] = []
+    wall, peaks = 0.0, []
+    for i in range(point.processes):
+        if point.processes > 1:
+            print(f"process {i + 1} of {point.processes}", file=log, flush=True)
+        recs, reason, w, peak = _run_once(spec, runner, argv, env, json_tmp, log)
+        wall += w
+        if peak is not None:
+            peaks.append(peak)
+        if reason is not None:
+            if point.processes > 1:
+                reason = f"process {i + 1} of {point.processes}: {reason}"
+            return records, reason, wall, max(peaks, default=None)
+        for r in recs:
+            r["process"] = i
+        records += recs
+    return records, point.reps_problem(records), wall, max(peaks, default=None)
+
+
+def _run_once(
+    spec: RunSpec,
+    runner: Callable[..., Any],
+    argv: list[str],
+    env: dict[str, str],
+    json_tmp: str,
+    log: TextIO,
+) -> tuple[list[dict[str, Any]], str | None, float, float | None]:
+    """One kernel process: its schema-valid records, or why there are none."""
+    if os.path.exists(json_tmp):
+        os.remove(json_tmp)
+    t0 = time.monotonic()
+    reason: str | None = None
+    peak: float | None = None
+    try:
+        proc = runner(
+            argv,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=spec.timeout_s,
+        )
+        rc, out, err = proc.returncode, proc.stdout or "", proc.stderr or ""
+        peak = getattr(proc, "cpu_peak_pct", None)
+    except subprocess.TimeoutExpired as exc:
+        err = exc.stderr or ""
+        rc, out, err = None, "", err.decode() if isinstance(err, bytes) else err
+        reason = f"timeout after {spec.timeout_s} s"
+    except OSError as exc:
+        rc, out, err = None, "", str(exc)
+        reason = f"could not start: {exc}"
+    wall = time.monotonic() - t0
+    log.write(out)
+    log.write(err)
+    print(f"exit: {rc}  wall: {wall:.3f} s", file=log)
+    if reason is None and rc != 0:
+        reason = exit_reason(rc, err)
+    records: list[dict[str, Any]] = []
+    if reason is None:
+        try:
+            with open(json_tmp) as fh:
+                records = [json.loads(line) for line in fh if line.strip()]
+        except (OSError, ValueError) as exc:
+            reason = f"unreadable records: {exc}"
+    if reason is None and not records:
+        reason = "kernel printed no records"
+    for i, rec in enumerate(records if reason is None else []):
+        bad = validate_record(rec)
+        if bad:
+            return [], f"record {i} does not match the record schema: {bad}", wall, peak
+    return (records if reason is None else []), reason, wall, peak
 
 
 def gen_input_argv(gen: list[str], out: str, size_bytes: int, seed: int) -> list[str]:

@@ -69,6 +69,7 @@ class Point:
     input_set: str | None = None  # the file set this input belongs to
     variant: str = ""  # build.variants name ("" = the one default build)
     batch: int = 1  # timed repetitions per record (config `batch`; kernels' --batch)
+    processes: int = 1  # kernel processes per point (config `processes`)
     # precision: repeat until the median's 95% CI is within target (None: exactly reps)
     target: float | None = None
     max_reps: int | None = None
@@ -90,6 +91,24 @@ class Point:
         return self.reps, self.max_reps
 
     def reps_problem(self, records: list[dict[str, Any]]) -> str | None:
+        """Why these records are not what this point asked for (None: they are): with
+        ``processes`` > 1, records of processes 0..processes-1 (their ``process``
+        field), each process's as :meth:`process_reps_problem` wants them."""
+        if self.processes == 1:
+            return self.process_reps_problem(records)
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        for r in records:
+            groups.setdefault(r.get("process"), []).append(r)
+        if set(groups) != set(range(self.processes)):
+            got = ", ".join(sorted(str(g) for g in groups))
+            return f"expected records of processes 0..{self.processes - 1}, got {got}"
+        for g in range(self.processes):
+            bad = self.process_reps_problem(groups[g])
+            if bad:
+                return f"process {g}: {bad}"
+        return None
+
+    def process_reps_problem(self, records: list[dict[str, Any]]) -> str | None:
         """Why these records are not the repetitions this point asked for (None: they
         are): exactly ``reps`` of them, or with ``precision`` between min_reps and
         max_reps and as many as the kernel reports it ran (``reps_run``). With ``batch``
@@ -166,6 +185,7 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
         "seed": cfg["seed"],
         "nopad": bool(cfg.get("nopad", False)),
         "batch": int(cfg.get("batch", 1)),
+        "processes": int(cfg.get("processes", 1)),
     }
     prec = cfg.get("precision")
     if prec is not None:
@@ -328,7 +348,8 @@ def estimate_seconds(point: Point) -> float:
     )
     # precision: up to max_seconds of further repetitions
     extra = point.max_seconds if point.max_seconds is not None else 0.0
-    return 2.0 + start + 0.25 * point.ranks + runs * point.size_bytes / rate + extra
+    one = start + 0.25 * point.ranks + runs * point.size_bytes / rate + extra
+    return 2.0 + point.processes * one
 
 
 def resources(
