@@ -20,7 +20,7 @@ def _no_slurm_probe_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     machines, outside the Slurm tests), the Slurm executor plugin runs
     `scontrol show config` whenever Snakemake starts and waits up to 10 s for it.
     An empty SLURM_CONF makes scontrol fail at once; runs with the local profile never
-    use Slurm. The Slurm tests install /etc/slurm/slurm.conf first and are unaffected."""
+    use Slurm. The Slurm tests point SLURM_CONF at their private cluster."""
     if "SLURM_CONF" not in os.environ and not Path("/etc/slurm/slurm.conf").exists():
         monkeypatch.setenv("SLURM_CONF", "/dev/null")
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Stops the private cluster started by tests/cluster/up.sh STATE_DIR: cancels its jobs,
-# stops the daemons by PID (reverse start order, TERM then KILL), checks that no process
-# is left holding a file in STATE_DIR, and restores /etc/slurm. Safe to run twice.
+# stops the daemons by PID (reverse start order, TERM then KILL), stops every process
+# left in its namespaces or holding a file in STATE_DIR, and removes the network
+# namespaces and links it made. Safe to run twice.
 #   tests/cluster/down.sh STATE_DIR [--purge]     (--purge also removes STATE_DIR)
 set -uo pipefail
 
@@ -10,7 +11,6 @@ die() { echo "cluster/down: $*" >&2; exit 1; }
 [ -d "$1" ] || { echo "cluster/down: $1: no such state dir (nothing to stop)"; exit 0; }
 state=$(cd "$1" && pwd)
 purge=${2:-}
-marker="# ciphersweep test cluster: $state"
 rc=0
 
 alive() { kill -0 "$1" 2>/dev/null; }
@@ -28,25 +28,23 @@ stop_pid() { # name pid
 }
 
 # 1. Cancel the cluster's jobs while the controller still runs, and give them time to end.
-if [ -f "$state/run/slurmctld.pid" ] && alive "$(cat "$state/run/slurmctld.pid")"; then
-  export SLURM_CONF=/etc/slurm/slurm.conf
-  if grep -qF "$marker" /etc/slurm/slurm.conf 2>/dev/null; then
-    jobs=$(timeout 10 squeue -h -o %i 2>/dev/null)
-    [ -n "$jobs" ] && timeout 20 scancel $jobs >/dev/null 2>&1
-    for ((i = 0; i < 100; i++)); do
-      [ -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && break
-      sleep 0.2
-    done
-  fi
+if [ -f "$state/run/slurmctld.pid" ] && alive "$(cat "$state/run/slurmctld.pid")" \
+  && [ -f "$state/etc/slurm.conf" ]; then
+  export SLURM_CONF=$state/etc/slurm.conf
+  jobs=$(timeout 10 squeue -h -o %i 2>/dev/null)
+  [ -n "$jobs" ] && timeout 20 scancel $jobs >/dev/null 2>&1
+  for ((i = 0; i < 50; i++)); do
+    [ -z "$(timeout 10 squeue -h -o %i 2>/dev/null)" ] && break
+    sleep 0.2
+  done
 fi
 
-# 2. Daemons, newest first, in three waves: slurmd and slurmctld, then slurmdbd (it
+# 2. Daemons, newest first, in three waves: the slurmds and slurmctld, then slurmdbd (it
 #    takes the controller's last messages), then mariadbd and munged.
-pid_of() { awk -v n="$1" '$1 == n {print $2}' "$state/pids" 2>/dev/null | tail -1; }
+pids_of() { awk -v n="$1" '$1 == n || index($1, n "-") == 1 {print $2}' "$state/pids" 2>/dev/null; }
 for wave in "slurmd slurmctld" "slurmdbd" "mariadbd munged"; do
   for name in $wave; do
-    pid=$(pid_of "$name")
-    [ -n "$pid" ] && stop_pid "$name" "$pid" &
+    for pid in $(pids_of "$name"); do stop_pid "$name" "$pid" & done
   done
   wait
 done
@@ -57,9 +55,12 @@ for p in "$state"/run/*.pid; do
   [ -n "$pid" ] && stop_pid "$(basename "$p" .pid)" "$pid"
 done
 
-# 3. Anything still holding a file in the state dir (job step daemons, job processes) is ours.
+# 3. Anything still running in one of the cluster's namespaces or holding a file in the
+#    state dir (job step daemons, job processes) is ours.
+netns_list() { awk '$1 == "netns" {print $2}' "$state/net" 2>/dev/null; }
 leftovers() {
-  local d pid
+  local d pid ns
+  for ns in $(netns_list); do ip netns pids "$ns" 2>/dev/null; done
   for d in /proc/[0-9]*; do
     pid=${d#/proc/}
     [ "$pid" = $$ ] && continue
@@ -67,28 +68,28 @@ leftovers() {
   done
 }
 for sig in TERM KILL; do
-  pids=$(leftovers)
+  pids=$(leftovers | sort -u)
   [ -z "$pids" ] && break
   echo "cluster/down: stopping leftover processes ($sig): $(echo $pids)" >&2
   kill -"$sig" $pids 2>/dev/null
   sleep 1
 done
-pids=$(leftovers)
+pids=$(leftovers | sort -u)
 if [ -n "$pids" ]; then
   echo "cluster/down: processes still hold files in $state: $pids" >&2
   rc=1
 fi
 
-# 4. Restore /etc/slurm.
-if [ -f "$state/etc-installed" ]; then
-  while read -r f; do
-    if [ -e "$state/etc-backup/$f" ]; then
-      cp -a "$state/etc-backup/$f" "/etc/slurm/$f"
-    elif grep -qF "$marker" "/etc/slurm/$f" 2>/dev/null; then
-      rm -f "/etc/slurm/$f"
-    fi
-  done < <(sort -u "$state/etc-installed")
-  rm -f "$state/etc-installed"
+# 4. Network namespaces and links (deleting a namespace deletes the veth ends in it).
+if [ -f "$state/net" ]; then
+  for ns in $(netns_list); do
+    ip netns del "$ns" 2>/dev/null || { ip netns list | grep -qw "$ns" && { echo "cluster/down: could not remove netns $ns" >&2; rc=1; }; }
+  done
+  for l in $(awk '$1 == "link" {print $2}' "$state/net" | tac); do
+    ip link show "$l" >/dev/null 2>&1 || continue
+    ip link del "$l" 2>/dev/null || { echo "cluster/down: could not remove link $l" >&2; rc=1; }
+  done
+  [ $rc -eq 0 ] && : > "$state/net"
 fi
 
 if [ "$purge" = --purge ] && [ $rc -eq 0 ]; then

@@ -1,88 +1,137 @@
 #!/usr/bin/env bash
-# Brings up a private single-node Slurm cluster (munge, MariaDB, slurmdbd, slurmctld,
-# slurmd) on this machine, for tests and for trying the Slurm profile by hand.
+# Brings up a private Slurm cluster of N compute nodes on this machine, for tests and
+# for trying the Slurm profile by hand.
 #
-#   tests/cluster/up.sh STATE_DIR      # prints "cluster up in N s"; STATE_DIR/env describes it
-#   tests/cluster/down.sh STATE_DIR    # stops every daemon by PID, restores /etc/slurm
+#   tests/cluster/up.sh [--nodes N] [--cpus C] [--gpus G] [--mem MB] STATE_DIR
+#   export SLURM_CONF=STATE_DIR/etc/slurm.conf      # clients (sbatch, squeue, snakemake)
+#   tests/cluster/kill-node.sh STATE_DIR NODE       # a node dies (tests)
+#   tests/cluster/down.sh STATE_DIR [--purge]       # stops and removes everything
 #
-# Needs root on Debian 12 with the packages of scripts/apt-test.txt. Everything the
-# daemons write lives under STATE_DIR (munge key and socket, MariaDB datadir on
-# 127.0.0.1, Slurm state, logs, PID files). The only files written outside it are
-# /etc/slurm/{slurm,slurmdbd,cgroup,gres}.conf: Slurm clients started inside job steps
-# only find their configuration there. Files that existed are backed up into
-# STATE_DIR/etc-backup and put back by down.sh.
+# Each compute node is a slurmd in a network + UTS + mount namespace of its own: its own
+# hostname (node1 .. nodeN) and address on a bridge this script creates; in its mount
+# namespace the cluster's configuration is bind-mounted at /etc/slurm (and its host table
+# at /etc/hosts), so everything the node starts (job steps, srun, mpirun) finds the
+# cluster's files while the machine's /etc/slurm is never written. slurmctld, slurmdbd
+# and MariaDB share one more network namespace ("ctl"); munged listens on a Unix socket
+# in STATE_DIR. The only addresses used are those on the bridge (a free private /24 is
+# chosen at bring-up) and loopback; as every daemon listens inside its own namespace, its
+# ports can never collide with another Slurm on the machine.
+#
+# Every node declares C CPUs (default 8; config_overrides lets it declare more than the
+# machine has), G fake GPUs (default 1) and MB MiB of memory (default 90% of the
+# machine's). Needs root on Debian 12 with the packages of scripts/apt-test.txt.
 #
 # Knobs (environment): CS_SLURM_PORT_BASE (default 16817: slurmctld, +1 slurmd,
-# +2 slurmdbd, +3 MariaDB), CS_SLURM_CPUS (default 32: CPUs the node declares,
-# whatever the real core count), CS_SLURM_PARTITION (default "debug"),
-# CS_SLURM_CLUSTER (default "cstest"), CS_SLURM_ACCOUNTING (default "slurmdbd"; "none":
-# no MariaDB and no slurmdbd, as on clusters without accounting), CS_SLURM_MINJOBAGE
-# (default 600 s: how long slurmctld keeps finished jobs, i.e. what squeue can see).
+# +2 slurmdbd, +3 MariaDB), CS_SLURM_CPUS, CS_SLURM_NODES, CS_SLURM_PARTITION (default
+# "debug"), CS_SLURM_CLUSTER (default "cstest"), CS_SLURM_ACCOUNTING (default "slurmdbd";
+# "none": no MariaDB and no slurmdbd, as on clusters without accounting),
+# CS_SLURM_MINJOBAGE (default 600 s: how long slurmctld keeps finished jobs, i.e. what
+# squeue can see), CS_SLURM_SLURMDTIMEOUT (default 15 s: how long a silent node takes to
+# be declared DOWN).
 set -euo pipefail
 
 die() { echo "cluster/up: $*" >&2; exit 1; }
-[ $# -eq 1 ] || die "usage: $0 STATE_DIR"
-[ "$(id -u)" -eq 0 ] || die "must run as root (it starts munged, mariadbd and the Slurm daemons)"
+usage="usage: $0 [--nodes N] [--cpus C] [--gpus G] [--mem MB] STATE_DIR"
+nodes=${CS_SLURM_NODES:-1}
+cpus=${CS_SLURM_CPUS:-8}
+gpus=1
+mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
+statearg=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --nodes) nodes=${2:-}; shift 2 || die "$usage" ;;
+    --cpus) cpus=${2:-}; shift 2 || die "$usage" ;;
+    --gpus) gpus=${2:-}; shift 2 || die "$usage" ;;
+    --mem) mem_mb=${2:-}; shift 2 || die "$usage" ;;
+    -h | --help) echo "$usage"; exit 0 ;;
+    -*) die "unknown option '$1' ($usage)" ;;
+    *) [ -z "$statearg" ] || die "$usage"; statearg=$1; shift ;;
+  esac
+done
+[ -n "$statearg" ] || die "$usage"
+isnum() { [[ "$2" =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] || die "$1: '$2' (allowed: an integer from $3 to $4)"; }
+isnum --nodes "$nodes" 1 32
+isnum --cpus "$cpus" 1 1024
+isnum --gpus "$gpus" 0 16
+isnum --mem "$mem_mb" 100 100000000
+[ "$(id -u)" -eq 0 ] || die "must run as root (it creates namespaces and starts munged, mariadbd and the Slurm daemons)"
 accounting=${CS_SLURM_ACCOUNTING:-slurmdbd}
 case "$accounting" in slurmdbd | none) ;; *) die "CS_SLURM_ACCOUNTING: '$accounting' (allowed: slurmdbd, none)" ;; esac
-need="munged mungekey slurmctld slurmd sinfo scontrol"
+need="munged mungekey slurmctld slurmd sinfo scontrol ip unshare"
 [ "$accounting" = slurmdbd ] && need="$need mariadb-install-db mariadbd mariadb slurmdbd sacctmgr"
 for exe in $need; do
   command -v "$exe" >/dev/null 2>&1 || die "$exe not found: install the packages in scripts/apt-test.txt"
 done
 
 here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$1"
-state=$(cd "$1" && pwd)
+mkdir -p "$statearg"
+state=$(cd "$statearg" && pwd)
 chmod 700 "$state"
 t0=$(date +%s.%N)
 
 base=${CS_SLURM_PORT_BASE:-16817}
 ctld_port=$base; slurmd_port=$((base + 1)); dbd_port=$((base + 2)); db_port=$((base + 3))
-cpus=${CS_SLURM_CPUS:-32}
 partition=${CS_SLURM_PARTITION:-debug}
 cluster=${CS_SLURM_CLUSTER:-cstest}
-node=$(hostname -s)
-mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
+ctlhost=$(hostname -s)
 marker="# ciphersweep test cluster: $state"
 
-# Only one private cluster per machine (the /etc/slurm files are global).
-if [ -f /etc/slurm/slurm.conf ] && grep -q '^# ciphersweep test cluster: ' /etc/slurm/slurm.conf; then
-  other=$(sed -n 's/^# ciphersweep test cluster: //p' /etc/slurm/slurm.conf | head -1)
-  alive=0
-  for p in "$other"/run/*.pid; do
-    [ -f "$p" ] && kill -0 "$(cat "$p")" 2>/dev/null && alive=1
-  done
-  if [ "$alive" = 1 ]; then
-    die "another test cluster is running (state $other); stop it with tests/cluster/down.sh $other"
-  fi
-  echo "cluster/up: cleaning up a stale test cluster ($other)" >&2
-  "$here/down.sh" "$other" >&2 || true
-fi
-
 # A state dir from an earlier run is stopped and cleared first.
-if [ -e "$state/pids" ] || [ -e "$state/env" ]; then
+if [ -e "$state/pids" ] || [ -e "$state/env" ] || [ -e "$state/net" ]; then
   "$here/down.sh" "$state" >&2 || die "could not stop the old cluster in $state"
-  rm -rf "${state:?}"/{munge,db,dbrun,ctld,spool,log,run,etc,etc-backup,pids,env}
+  rm -rf "${state:?}"/{munge,db,dbrun,ctld,spool,log,run,etc,node,pids,env,net}
 fi
-mkdir -p "$state"/{munge,db,dbrun,ctld,spool,log,run,etc,etc-backup}
+mkdir -p "$state"/{munge,db,dbrun,ctld,spool,log,run,etc}
 chmod 711 "$state/munge"
 : > "$state/pids"   # "name pid" lines, in start order; down.sh stops them in reverse
+: > "$state/net"    # "netns NAME" / "link NAME" lines: what down.sh removes
+
+# ---------------------------------------------------------------- names and addresses
+# Link and namespace names carry a tag derived from the state dir, so two clusters (or a
+# stale one) never share one.
+tag=$(printf '%s' "$state" | sha1sum | cut -c1-4)
+bridge="cs${tag}br"
+ctlns="cs${tag}-ctl"
+pick_subnet() { # a 10.A.B.0/24 that no address or route of this machine touches
+  local h a b i used
+  h=$(printf '%s' "$state" | sha1sum | cut -c5-8)
+  used=$( { ip -4 -o addr show; ip -4 route show table all; } 2>/dev/null)
+  for ((i = 0; i < 256; i++)); do
+    a=$(( (0x${h:0:2} + i) % 200 + 40 )); b=$(( (0x${h:2:2} + 7 * i) % 256 ))
+    if ! grep -qE "(^|[^0-9])10\.$a\.$b\." <<<"$used"; then echo "10.$a.$b"; return 0; fi
+  done
+  die "no free 10.x.y.0/24 subnet found"
+}
+net=$(pick_subnet)
+host_ip=$net.1
+ctl_ip=$net.2
+node_name() { echo "node$1"; }
+node_ip() { echo "$net.$((10 + $1))"; }
+node_ns() { echo "cs${tag}-n$1"; }
+node_list="node[1-$nodes]"
+[ "$nodes" -eq 1 ] && node_list=node1
 
 cat > "$state/env" <<EOF
 # written by tests/cluster/up.sh
 CS_STATE=$state
-CS_NODE=$node
+CS_NODE=node1
+CS_NODES=$(for i in $(seq 1 "$nodes"); do printf '%s ' "$(node_name "$i")"; done | sed 's/ $//')
+CS_NODE_LIST=$node_list
+CS_NODE_COUNT=$nodes
 CS_PARTITION=$partition
 CS_CLUSTER=$cluster
 CS_CPUS=$cpus
+CS_GPUS=$gpus
 CS_ACCOUNTING=$accounting
+CS_SUBNET=$net.0/24
+CS_NETNS_PREFIX=cs${tag}
 CS_MUNGE_SOCKET=$state/munge/munge.socket
 CS_DB_SOCKET=$state/dbrun/mysqld.sock
-SLURM_CONF=/etc/slurm/slurm.conf
+SLURM_CONF=$state/etc/slurm.conf
 EOF
+export SLURM_CONF=$state/etc/slurm.conf
 
-# If anything below fails, stop what was started and put /etc/slurm back.
+# If anything below fails, stop what was started and remove what was made.
 trap 'exit 1' INT TERM HUP
 trap 'rc=$?; if [ $rc -ne 0 ]; then echo "cluster/up: failed; logs in $state/log; tearing down" >&2; "$here/down.sh" "$state" >&2 || true; fi' EXIT
 
@@ -109,6 +158,33 @@ wait_for() { # description timeout_s command...
   die "timed out after ${limit}s waiting for $what (see $state/log)"
 }
 
+# ---------------------------------------------------------------- network
+# One bridge on this machine (address .1, used by the clients run here), one veth pair
+# per namespace: ctl (.2) and node i (.10+i). Inside a namespace its end is called eth0.
+ip link add "$bridge" type bridge && echo "link $bridge" >> "$state/net"
+ip addr add "$host_ip/24" dev "$bridge"
+ip link set "$bridge" up
+attach_ns() { # netns host-side-link address
+  local ns=$1 hl=$2 addr=$3
+  ip netns add "$ns" && echo "netns $ns" >> "$state/net"
+  ip link add "$hl" type veth peer name "${hl}p"
+  echo "link $hl" >> "$state/net"
+  ip link set "$hl" master "$bridge" up
+  ip link set "${hl}p" netns "$ns"
+  ip -n "$ns" link set "${hl}p" name eth0
+  ip -n "$ns" addr add "$addr/24" dev eth0
+  ip -n "$ns" link set lo up
+  ip -n "$ns" link set eth0 up
+}
+attach_ns "$ctlns" "cs${tag}c" "$ctl_ip"
+for i in $(seq 1 "$nodes"); do attach_ns "$(node_ns "$i")" "cs${tag}h$i" "$(node_ip "$i")"; done
+
+{
+  echo "127.0.0.1 localhost"
+  echo "$ctl_ip $ctlhost"
+  for i in $(seq 1 "$nodes"); do echo "$(node_ip "$i") $(node_name "$i")"; done
+} > "$state/etc/hosts"
+
 # ---------------------------------------------------------------- munge (private key)
 mungekey --create --keyfile="$state/munge/munge.key" --bits=1024 >/dev/null
 chmod 400 "$state/munge/munge.key"
@@ -119,11 +195,12 @@ record_pid munged "$state/run/munged.pid" 10
 wait_for munge 10 sh -c "munge -S '$state/munge/munge.socket' -n | unmunge -S '$state/munge/munge.socket'"
 
 # ---------------------------------------------------------------- MariaDB (private datadir)
+in_ctl() { ip netns exec "$ctlns" "$@"; }
 if [ "$accounting" = slurmdbd ]; then
 mariadb-install-db --no-defaults --datadir="$state/db" --user=root --auth-root-authentication-method=socket \
   --skip-test-db --skip-name-resolve >"$state/log/mariadb-install.log" 2>&1 \
   || die "mariadb-install-db failed (see $state/log/mariadb-install.log)"
-mariadbd --no-defaults --user=root --datadir="$state/db" --socket="$state/dbrun/mysqld.sock" \
+in_ctl mariadbd --no-defaults --user=root --datadir="$state/db" --socket="$state/dbrun/mysqld.sock" \
   --port="$db_port" --bind-address=127.0.0.1 --skip-name-resolve \
   --pid-file="$state/run/mariadbd.pid" --log-error="$state/log/mariadbd.log" \
   --innodb-buffer-pool-size=64M --innodb-log-file-size=64M --innodb-lock-wait-timeout=900 \
@@ -140,12 +217,14 @@ EOF
 fi
 
 # ---------------------------------------------------------------- Slurm configuration
+gres_node=""
+[ "$gpus" -gt 0 ] && gres_node="Gres=gpu:$gpus"
 cat > "$state/etc/slurm.conf" <<EOF
 $marker
-# Private single-node cluster: one node declaring $cpus CPUs (config_overrides lets it
-# declare more than it has), one fake GPU, accounting through slurmdbd.
+# Private cluster: $nodes node(s) declaring $cpus CPUs each (config_overrides lets them
+# declare more than the machine has), $gpus fake GPU(s) each, accounting: $accounting.
 ClusterName=$cluster
-SlurmctldHost=$node(127.0.0.1)
+SlurmctldHost=$ctlhost($ctl_ip)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
 SlurmUser=root
@@ -154,11 +233,11 @@ AuthType=auth/munge
 AuthInfo=socket=$state/munge/munge.socket
 CryptoType=crypto/munge
 StateSaveLocation=$state/ctld
-SlurmdSpoolDir=$state/spool
+SlurmdSpoolDir=$state/spool/%n
 SlurmctldPidFile=$state/run/slurmctld.pid
-SlurmdPidFile=$state/run/slurmd.pid
+SlurmdPidFile=$state/run/slurmd-%n.pid
 SlurmctldLogFile=$state/log/slurmctld.log
-SlurmdLogFile=$state/log/slurmd.log
+SlurmdLogFile=$state/log/slurmd-%n.log
 SlurmdParameters=config_overrides
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -168,17 +247,21 @@ MpiDefault=pmix
 GresTypes=gpu
 EnforcePartLimits=ALL
 ReturnToService=2
+JobRequeue=1
+# a requeued job's log keeps the output of its earlier runs (the one that died with its
+# node), as sbatch --open-mode=append would
+JobFileAppend=1
 SchedulerType=sched/backfill
 SchedulerParameters=sched_interval=2
 InactiveLimit=0
 KillWait=5
 MinJobAge=${CS_SLURM_MINJOBAGE:-600}
 SlurmctldTimeout=30
-SlurmdTimeout=60
-MessageTimeout=20
+SlurmdTimeout=${CS_SLURM_SLURMDTIMEOUT:-15}
+MessageTimeout=10
 $(if [ "$accounting" = slurmdbd ]; then cat <<EOT
 AccountingStorageType=accounting_storage/slurmdbd
-AccountingStorageHost=127.0.0.1
+AccountingStorageHost=$ctl_ip
 AccountingStoragePort=$dbd_port
 AccountingStoragePass=$state/munge/munge.socket
 AccountingStorageTRES=gres/gpu
@@ -186,8 +269,10 @@ EOT
 else echo "AccountingStorageType=accounting_storage/none"; fi)
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus Sockets=1 CoresPerSocket=$cpus ThreadsPerCore=1 RealMemory=$mem_mb Gres=gpu:1 State=UNKNOWN
-PartitionName=$partition Nodes=$node Default=YES MaxTime=INFINITE State=UP
+$(for i in $(seq 1 "$nodes"); do
+  echo "NodeName=$(node_name "$i") NodeAddr=$(node_ip "$i") CPUs=$cpus Sockets=1 CoresPerSocket=$cpus ThreadsPerCore=1 RealMemory=$mem_mb $gres_node State=UNKNOWN"
+done)
+PartitionName=$partition Nodes=$node_list Default=YES MaxTime=INFINITE State=UP
 EOF
 
 [ "$accounting" = slurmdbd ] && cat > "$state/etc/slurmdbd.conf" <<EOF
@@ -195,7 +280,7 @@ $marker
 AuthType=auth/munge
 AuthInfo=socket=$state/munge/munge.socket
 DbdHost=localhost
-DbdAddr=127.0.0.1
+DbdAddr=$ctl_ip
 DbdPort=$dbd_port
 SlurmUser=root
 PidFile=$state/run/slurmdbd.pid
@@ -216,40 +301,48 @@ $marker
 CgroupPlugin=cgroup/v1
 EOF
 
-cat > "$state/etc/gres.conf" <<EOF
-$marker
-# A fake GPU: lets GPU-shaped jobs be scheduled on a machine without one.
-AutoDetect=off
-Name=gpu File=/dev/null
-EOF
-
-# Install into /etc/slurm, backing up what was there.
-mkdir -p /etc/slurm
-for f in slurm.conf cgroup.conf gres.conf $([ "$accounting" = slurmdbd ] && echo slurmdbd.conf); do
-  if [ -e "/etc/slurm/$f" ]; then cp -a "/etc/slurm/$f" "$state/etc-backup/$f"; fi
-  echo "$f" >> "$state/etc-installed"
-  cp -a "$state/etc/$f" "/etc/slurm/$f"
-done
-export SLURM_CONF=/etc/slurm/slurm.conf
+{
+  echo "$marker"
+  echo "# Fake GPUs: let GPU-shaped jobs be scheduled on a machine without one."
+  echo "AutoDetect=off"
+  if [ "$gpus" -eq 1 ]; then echo "Name=gpu File=/dev/null"
+  elif [ "$gpus" -gt 1 ]; then echo "Name=gpu Count=$gpus"; fi
+} > "$state/etc/gres.conf"
+: > "$state/etc/plugstack.conf"
 
 # ---------------------------------------------------------------- slurmdbd, slurmctld, slurmd
 if [ "$accounting" = slurmdbd ]; then
-  slurmdbd 2>>"$state/log/slurmdbd.log"
+  in_ctl slurmdbd 2>>"$state/log/slurmdbd.log"
   record_pid slurmdbd "$state/run/slurmdbd.pid" 30
   wait_for slurmdbd 60 sacctmgr -n show cluster
 fi
 
-slurmctld -f /etc/slurm/slurm.conf 2>>"$state/log/slurmctld.log"
+in_ctl slurmctld -f "$SLURM_CONF" 2>>"$state/log/slurmctld.log"
 record_pid slurmctld "$state/run/slurmctld.pid" 30
 wait_for slurmctld 30 scontrol ping
 
-slurmd -f /etc/slurm/slurm.conf 2>>"$state/log/slurmd.log"
-record_pid slurmd "$state/run/slurmd.pid" 30
-wait_for "node $node to become idle" 60 bash -c "sinfo -h -n '$node' -o %T | grep -qx idle"
+# A node: its namespaces, its /etc/slurm (the cluster's files, hard-linked, plus an
+# mpi.conf of its own: the nodes share /tmp, where the PMIx plugin would otherwise put
+# per-step directories whose names clash between nodes), /etc/hosts, hostname, slurmd.
+for i in $(seq 1 "$nodes"); do
+  name=$(node_name "$i")
+  mkdir -p "$state/spool/$name/pmix" "$state/node/$name"
+  for f in "$state"/etc/*; do ln -f "$f" "$state/node/$name/"; done
+  printf '%s\nPMIxCliTmpDirBase=%s\n' "$marker" "$state/spool/$name/pmix" > "$state/node/$name/mpi.conf"
+  ip netns exec "$(node_ns "$i")" unshare --uts --mount --propagation private \
+    sh -c 'mount --bind "$1/node/$2" /etc/slurm && mount --bind "$1/etc/hosts" /etc/hosts &&
+           hostname "$2" && exec slurmd -f /etc/slurm/slurm.conf -N "$2"' \
+    node "$state" "$name" 2>>"$state/log/slurmd-$name.log"
+done
+for i in $(seq 1 "$nodes"); do
+  record_pid "slurmd-$(node_name "$i")" "$state/run/slurmd-$(node_name "$i").pid" 30
+done
+wait_for "$nodes node(s) to become idle" 60 \
+  bash -c "[ \"\$(sinfo -h -N -t idle -o %N | sort -u | wc -l)\" -eq $nodes ]"
 [ "$accounting" = none ] || wait_for "cluster $cluster in accounting" 60 bash -c "sacctmgr -n -P show cluster format=cluster | grep -qx '$cluster'"
 
 trap - EXIT
 t1=$(date +%s.%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
 echo "CS_BRINGUP_SECONDS=$secs" >> "$state/env"
-echo "cluster up in ${secs} s: node $node ($cpus CPUs, gpu:1), partition $partition, accounting $accounting, state $state"
+echo "cluster up in ${secs} s: $nodes node(s) $node_list ($cpus CPUs, gpu:$gpus each) on $net.0/24, partition $partition, accounting $accounting, SLURM_CONF=$SLURM_CONF"

@@ -1,8 +1,9 @@
 """The Slurm profile end to end, on a private single-node Slurm 22.05 cluster.
 
 The module-scoped ``cluster`` fixture starts munge, MariaDB, slurmdbd, slurmctld and
-slurmd with tests/cluster/up.sh (one node declaring 32 CPUs and one fake GPU) and
-stops them with tests/cluster/down.sh; the last test checks that nothing is left.
+slurmd with tests/cluster/up.sh (one node declaring 32 CPUs and one fake GPU, with a
+private configuration: the machine's /etc/slurm is never written) and stops them with
+tests/cluster/down.sh; the last test checks that nothing is left.
 It needs root on Debian 12 with the packages of scripts/apt-test.txt; without them the
 tests are skipped with the reason. All of the Slurm tests live in this one module so
 that one cluster serves them all.
@@ -10,317 +11,42 @@ that one cluster serves them all.
 
 from __future__ import annotations
 
-import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from slurmtools import (
+    CLUSTER_DIR,
+    KERNELS,
+    ROOT,
+    Cluster,
+    cluster_fixture,
+    daemon_pids,
+    default_config,
+    etc_slurm_snapshot,
+    kernels_or_skip,
+    records,
+    run_slurm,
+    slurm_env,
+    snakemake_cmd,
+    start_cluster,
+    submitted_jobs,
+)
 from support import default_signals
-
-ROOT = Path(__file__).resolve().parents[2]
-CLUSTER_DIR = ROOT / "tests" / "cluster"
-VENV_BIN = ROOT / ".venv" / "bin"
-SNAKEMAKE = (
-    str(VENV_BIN / "snakemake") if (VENV_BIN / "snakemake").exists() else "snakemake"
-)
-KERNELS = ROOT / "build" / "kernels"
-DAEMONS = (
-    "munged",
-    "mariadbd",
-    "mysqld",
-    "slurmdbd",
-    "slurmctld",
-    "slurmd",
-    "slurmstepd",
-)
-NEEDED = (
-    "munged",
-    "mungekey",
-    "mariadb-install-db",
-    "mariadbd",
-    "slurmdbd",
-    "slurmctld",
-    "slurmd",
-    "sbatch",
-    "srun",
-    "sacct",
-    "squeue",
-    "scancel",
-    "mpicc",
-)
-
-
-def _missing_prerequisite() -> str | None:
-    if os.geteuid() != 0:
-        return "the private Slurm test cluster needs root (it starts munge, MariaDB, Slurm)"
-    missing = [x for x in NEEDED if shutil.which(x) is None]
-    if missing:
-        return (
-            f"not installed: {', '.join(missing)} "
-            "(scripts/setup.sh test installs scripts/apt-test.txt)"
-        )
-    return None
-
-
-def daemon_pids(state: Path | None = None) -> dict[int, str]:
-    """Running processes named like a cluster daemon; with ``state``: only those holding
-    a file in that state dir (the test cluster's)."""
-    out: dict[int, str] = {}
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            comm = (d / "comm").read_text().strip()
-        except OSError:
-            continue
-        if comm not in DAEMONS:
-            continue
-        if state is not None:
-            try:
-                cmd = (d / "cmdline").read_bytes().decode(errors="replace")
-                links = [os.readlink(f) for f in (d / "fd").iterdir()]
-            except OSError:
-                continue
-            if str(state) not in cmd and not any(str(state) in x for x in links):
-                continue
-        out[int(d.name)] = comm
-    return out
-
-
-@dataclass
-class Cluster:
-    state: Path
-    env: dict[str, str]
-    bringup_s: float
-    down_done: bool = False
-    info: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def node(self) -> str:
-        return self.env["CS_NODE"]
-
-    @property
-    def partition(self) -> str:
-        return self.env["CS_PARTITION"]
-
-    def run(self, *cmd: str, timeout: float = 60, check: bool = True) -> str:
-        p = subprocess.run(
-            list(cmd),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=slurm_env(),
-            check=False,
-        )
-        if check and p.returncode != 0:
-            raise AssertionError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr}")
-        return p.stdout
-
-    def sacct(self, *args: str) -> list[dict[str, str]]:
-        """sacct rows (all jobs of the cluster unless args select others)."""
-        fields = [
-            "JobID",
-            "JobName",
-            "State",
-            "NodeList",
-            "NTasks",
-            "ReqTRES",
-            "AllocTRES",
-            "Comment",
-            "Start",
-            "End",
-        ]
-        out = self.run(
-            "sacct",
-            "-a",
-            "--parsable2",
-            "--noheader",
-            "-S",
-            "2020-01-01",
-            "--format=" + ",".join(fields),
-            *args,
-        )
-        return [dict(zip(fields, line.split("|"))) for line in out.splitlines() if line]
-
-    def wait_accounted(self, job_ids: set[str], timeout: float = 30) -> None:
-        """sacct lags behind slurmctld a little: wait until these jobs have ended there."""
-        deadline = time.monotonic() + timeout
-        while True:
-            rows = {r["JobID"]: r for r in self.sacct("-X")}
-            pending = [
-                j
-                for j in job_ids
-                if j not in rows or rows[j]["State"] in ("PENDING", "RUNNING")
-            ]
-            if not pending or time.monotonic() > deadline:
-                return
-            time.sleep(0.5)
-
-    def down(self) -> None:
-        if self.down_done:
-            return
-        self.down_done = True
-        t0 = time.monotonic()
-        p = subprocess.run(
-            [str(CLUSTER_DIR / "down.sh"), str(self.state)],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        self.info["teardown_s"] = time.monotonic() - t0
-        self.info["teardown_rc"] = p.returncode
-        self.info["teardown_out"] = p.stdout + p.stderr
-
-
-def slurm_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["SLURM_CONF"] = "/etc/slurm/slurm.conf"
-    env.setdefault("USER", "root")
-    for k in list(env):  # a test run inside a Slurm job must not leak its allocation
-        if k.startswith(("SLURM_JOB", "SLURM_STEP", "SBATCH_", "SRUN_")):
-            env.pop(k)
-    return env
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    reason = _missing_prerequisite()
-    if reason:
-        pytest.skip(reason)
-    others = daemon_pids()
-    if any(c in ("slurmctld", "slurmd") for c in others.values()):
-        pytest.skip(
-            "a Slurm daemon already runs on this machine "
-            f"({sorted(set(others.values()))}); the private test cluster would "
-            "replace its /etc/slurm configuration"
-        )
-    state = tmp_path_factory.mktemp("slurm-cluster")
-    t0 = time.monotonic()
-    p = subprocess.run(
-        [str(CLUSTER_DIR / "up.sh"), str(state)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    took = time.monotonic() - t0
-    if p.returncode != 0:
-        logs = (
-            "\n".join(
-                f"== {f.name}\n"
-                + "\n".join(f.read_text(errors="replace").splitlines()[-15:])
-                for f in sorted((state / "log").glob("*"))
-                if f.is_file()
-            )
-            if (state / "log").is_dir()
-            else ""
-        )
-        pytest.fail(f"cluster bring-up failed:\n{p.stdout}\n{p.stderr}\n{logs}")
-    env = {}
-    for line in (state / "env").read_text().splitlines():
-        if "=" in line and not line.startswith("#"):
-            k, v = line.split("=", 1)
-            env[k] = v
-    print(f"\n[slurm] {p.stdout.strip()} (measured {took:.1f} s)", file=sys.stderr)
-    c = Cluster(state=state, env=env, bringup_s=took)
-    c.info["before"] = others
-    yield c
-    c.down()
-    if c.info.get("teardown_rc"):
-        pytest.fail(f"cluster tear-down failed: {c.info.get('teardown_out')}")
-
-
-# ------------------------------------------------------------------ workflow helpers
-
-
-def default_config(**over: Any) -> dict[str, Any]:
-    """The shipped default campaign (config/config.yaml) with the given keys replaced."""
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    cfg.update(over)
-    cfg.setdefault("build", {})["dir"] = str(KERNELS)
-    return cfg
-
-
-def kernels_or_skip(*backends: str) -> None:
-    missing = [b for b in backends if not (KERNELS / f"aes-{b}").exists()]
-    if missing:
-        pytest.skip(
-            f"kernels not built (scripts/build-kernels.sh build/kernels): {missing}"
-        )
-
-
-# Test-only settings on top of profiles/slurm: quicker first status check.
-FAST = ("--slurm-init-seconds-before-status-checks", "3")
-
-
-def snakemake_cmd(
-    workdir: Path, config: dict[str, Any] | None, *args: str
-) -> list[str]:
-    workdir.mkdir(parents=True, exist_ok=True)
-    cmd = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(workdir)]
-    if config is not None:
-        cfgfile = workdir / "campaign.yaml"
-        cfgfile.write_text(yaml.safe_dump(config))
-        cmd += ["--configfile", str(cfgfile)]
-    return cmd + ["--profile", str(ROOT / "profiles" / "slurm"), *FAST, *args]
-
-
-def run_slurm(
-    workdir: Path, config: dict[str, Any] | None, *args: str, timeout: float = 300
-) -> subprocess.CompletedProcess[str]:
-    """``snakemake --profile profiles/slurm`` in ``workdir``; its output also lands in
-    workdir/snakemake.out."""
-    cmd = snakemake_cmd(workdir, config, *args)
-    with open(workdir / "snakemake.out", "a") as log:
-        with default_signals():  # SIGINT below works however the suite started
-            p = subprocess.Popen(
-                cmd,
-                cwd=workdir,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                env=slurm_env(),
-                start_new_session=True,
-            )
-        try:
-            out, _ = p.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGINT)  # snakemake cancels its Slurm jobs
-            try:
-                out, _ = p.communicate(timeout=90)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                out, _ = p.communicate(timeout=30)
-            log.write(out)
-            raise AssertionError(
-                f"snakemake did not finish within {timeout} s:\n{out[-4000:]}"
-            ) from None
-        log.write(out)
-    return subprocess.CompletedProcess(cmd, p.returncode, out, "")
-
-
-def records(raw_dir: Path) -> dict[str, list[dict[str, Any]]]:
-    out = {}
-    for f in sorted(raw_dir.glob("*.jsonl")):
-        out[f.stem] = [json.loads(x) for x in f.read_text().splitlines() if x.strip()]
-    return out
-
-
-def submitted_jobs(text: str) -> list[str]:
-    """Slurm job ids the plugin reported as submitted in Snakemake's output."""
-    import re
-
-    return re.findall(r"submitted with SLURM jobid (\d+)", text)
+    yield from cluster_fixture(tmp_path_factory, "--nodes", "1", "--cpus", "32")
 
 
 # ======================================================================== the cluster
@@ -474,7 +200,7 @@ def test_packing_1000_points_dry_run(tmp_path: Path) -> None:
     )
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     text = p.stdout + p.stderr
-    assert "bench         1000" in text or "bench        1000" in text, text[-2000:]
+    assert re.search(r"^bench\s+1000$", text, re.MULTILINE), text[-2000:]
     n, kinds = planned_submissions(text)
     print(f"[slurm] 1000 points -> {n} planned Slurm jobs: {kinds}")
     assert n <= 40, kinds
@@ -976,7 +702,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
 
 
 def test_teardown_leaves_no_daemons(cluster: Cluster) -> None:
-    """Tear-down stops every daemon it started (by PID) and restores /etc/slurm."""
+    """Tear-down stops every daemon it started (by PID); /etc/slurm was never touched."""
     cluster.down()
     assert cluster.info["teardown_rc"] == 0, cluster.info["teardown_out"]
     print(f"[slurm] tear-down took {cluster.info['teardown_s']:.1f} s")
@@ -987,8 +713,7 @@ def test_teardown_leaves_no_daemons(cluster: Cluster) -> None:
         if pid not in cluster.info["before"]
     }
     assert left == {}, f"left running: {left}"
-    conf = Path("/etc/slurm/slurm.conf")
-    assert not conf.exists() or "ciphersweep test cluster" not in conf.read_text()
+    assert etc_slurm_snapshot() == cluster.info["etc_slurm"], "/etc/slurm was changed"
 
 
 # ======================================================================== no accounting
@@ -1005,15 +730,7 @@ def test_no_accounting_cluster_status_does_not_hang(
     cluster.down()
     state = tmp_path / "noacct-cluster"
     env = dict(os.environ, CS_SLURM_ACCOUNTING="none", CS_SLURM_MINJOBAGE="300")
-    up = subprocess.run(
-        [str(CLUSTER_DIR / "up.sh"), str(state)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        check=False,
-    )
-    assert up.returncode == 0, up.stdout + up.stderr
+    noacct = start_cluster(state, env=env)
     try:
         sacct = subprocess.run(
             ["sacct", "-X"],
@@ -1035,7 +752,10 @@ def test_no_accounting_cluster_status_does_not_hang(
         assert p.returncode == 0, p.stdout[-3000:]
         recs = records(tmp_path / "wd" / "results" / "noacct" / "raw")
         assert [r[0]["status"] for r in recs.values()] == ["ok"]
-        print(f"[slurm] no accounting: {up.stdout.strip()}; campaign done via squeue")
+        print(
+            f"[slurm] no accounting: up in {noacct.bringup_s:.1f} s; "
+            "campaign done via squeue"
+        )
     finally:
         down = subprocess.run(
             [str(CLUSTER_DIR / "down.sh"), str(state)],

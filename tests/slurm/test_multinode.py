@@ -1,0 +1,399 @@
+"""The Slurm profile on a private cluster of four 8-CPU nodes (the reference study's
+machine: MPI at 8, 16 and 32 ranks on 1, 2 and 4 nodes).
+
+tests/cluster/up.sh --nodes 4 puts every slurmd in a network + UTS + mount namespace
+of its own, so MPI ranks on different nodes talk over TCP across a bridge; Open MPI's
+interface settings come from the campaign's ``cluster.mpi_network`` through the launch
+module. One cluster serves the module; the test that kills a node runs last.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from slurmtools import (
+    CLUSTER_DIR,
+    KERNELS,
+    ROOT,
+    Cluster,
+    cluster_fixture,
+    kernels_or_skip,
+    records,
+    run_slurm,
+    submitted_jobs,
+)
+
+NODES = 4
+CPUS = 8
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    yield from cluster_fixture(
+        tmp_path_factory, "--nodes", str(NODES), "--cpus", str(CPUS)
+    )
+
+
+def expand_nodes(nodelist: str) -> list[str]:
+    """node[1-3],node5 -> [node1, node2, node3, node5] (Slurm's compressed lists)."""
+    out: list[str] = []
+    for prefix, rng, single in re.findall(r"(\w+?)\[([\d,-]+)\]|(\w+)", nodelist):
+        if single:
+            out.append(single)
+            continue
+        for part in rng.split(","):
+            lo, _, hi = part.partition("-")
+            out += [f"{prefix}{i}" for i in range(int(lo), int(hi or lo) + 1)]
+    return out
+
+
+def pousa_config(
+    c: Cluster, campaign: str, ranks: tuple[int, ...] = (8, 16, 32), **over: Any
+) -> dict[str, Any]:
+    """config/campaigns/pousa2011.yaml cut down for a 2-core machine: its smallest
+    size, one repetition, its sequential baseline and MPI points (8, 16, 32 ranks)
+    only, no energy probe."""
+    cfg = yaml.safe_load((ROOT / "config" / "campaigns" / "pousa2011.yaml").read_text())
+    study = cfg["backends"]
+    cfg.update(
+        campaign=campaign,
+        sizes=cfg["sizes"][:1],
+        reps=1,
+        warmup=0,
+        backends={"seq": study["seq"], "mpi": {**study["mpi"], "ranks": list(ranks)}},
+    )
+    cfg["platform"] = {"container": {"runtime": "none"}, "energy": "none"}
+    cfg["build"] = {"dir": str(KERNELS)}
+    cfg["cluster"] = {
+        **cfg["cluster"],
+        "cores_per_node": CPUS,
+        "gpus_per_node": 0,
+        "mpi_network": c.env["CS_SUBNET"],
+    }
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(cfg.get(k), dict):
+            cfg[k] = {**cfg[k], **v}
+        else:
+            cfg[k] = v
+    return cfg
+
+
+def job_rows(cluster: Cluster, ids: set[str]) -> dict[str, dict[str, str]]:
+    cluster.wait_accounted(ids)
+    return {r["JobID"]: r for r in cluster.sacct("-X")}
+
+
+def steps_of(cluster: Cluster, jid: str) -> list[dict[str, str]]:
+    return [
+        s
+        for s in cluster.sacct("-j", jid)
+        if "." in s["JobID"] and s["JobID"].split(".")[1].isdigit()
+    ]
+
+
+def check_mpi_points(
+    cluster: Cluster, res: Path, proc: subprocess.CompletedProcess[str], launcher: str
+) -> dict[str, list[dict[str, Any]]]:
+    """Every MPI point ran verified, on ranks / 8 nodes: the record's node list is
+    sacct's, and the MPI step spans the point's nodes."""
+    recs = records(res / "raw")
+    assert proc.returncode == 0, proc.stdout[-5000:]
+    ids = {str(r["slurm_job_id"]) for rs in recs.values() for r in rs}
+    acct = job_rows(cluster, ids)
+    submitted = set(submitted_jobs(proc.stdout))
+    for point, rs in recs.items():
+        for r in rs:
+            assert r["status"] == "ok" and r["verified"] is True, (point, r)
+            jid = str(r["slurm_job_id"])
+            assert jid in submitted and acct[jid]["State"] == "COMPLETED", acct.get(jid)
+            assert r["slurm_nodelist"] == acct[jid]["NodeList"], (point, r, acct[jid])
+            nodes = expand_nodes(r["slurm_nodelist"])
+            want = -(-r["ranks"] // CPUS)
+            assert len(nodes) == want, (point, r["slurm_nodelist"])
+            # --exclusive: the allocation holds every CPU of its nodes
+            assert f"cpu={CPUS * want}" in acct[jid]["AllocTRES"], acct[jid]
+            if r["backend"] != "mpi":
+                continue
+            assert r["launch_line"].startswith(launcher), r["launch_line"]
+            steps = steps_of(cluster, jid)
+            if launcher.startswith("srun"):
+                mine = [s for s in steps if s["NTasks"] == str(r["ranks"])]
+                assert mine and all(
+                    s["NodeList"] == r["slurm_nodelist"] for s in mine
+                ), (
+                    point,
+                    steps,
+                )
+            elif want > 1:
+                # mpirun starts its daemons on the other nodes of the allocation with srun
+                others = set(nodes) - {nodes[0]}
+                spans = [set(expand_nodes(s["NodeList"])) for s in steps]
+                assert others in spans, (point, steps)
+    return recs
+
+
+def test_four_nodes_in_namespaces(cluster: Cluster) -> None:
+    """Four idle nodes with 8 CPUs each, each with its own hostname and address (a job
+    step on every node reports its hostname and its only non-loopback address)."""
+    print(f"[slurm] {NODES}-node bring-up took {cluster.bringup_s:.1f} s")
+    lines = cluster.run("sinfo", "-h", "-N", "-o", "%N|%c|%T").split()
+    assert sorted(lines) == [f"node{i}|{CPUS}|idle" for i in range(1, NODES + 1)]
+    out = cluster.run(
+        "srun",
+        "-N",
+        str(NODES),
+        "--ntasks-per-node=1",
+        "sh",
+        "-c",
+        "echo \"$(hostname) $(ip -4 -o addr show scope global | awk '{print $4}')\""
+        ' "$(head -1 /etc/slurm/slurm.conf)"',
+        timeout=60,
+    )
+    rows = sorted(out.splitlines())
+    subnet = cluster.env["CS_SUBNET"].rsplit(".", 1)[0]
+    assert len(rows) == NODES, rows
+    for i, row in enumerate(rows, 1):
+        host, addr, marker = row.split(" ", 2)
+        assert host == f"node{i}" and addr == f"{subnet}.{10 + i}/24", row
+        assert marker == f"# ciphersweep test cluster: {cluster.state}", row
+
+
+def test_pousa2011_mpi_across_nodes_srun_packed(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """pousa2011's MPI points (8, 16, 32 ranks) under profiles/slurm with srun
+    --mpi=pmix: 1, 2 and 4 exclusive nodes; two sizes of one shape share one packed
+    allocation, and each MPI step spans exactly its point's nodes."""
+    kernels_or_skip("seq", "mpi")
+    cfg = pousa_config(cluster, "pousa-srun", sizes=["1KiB", "512KiB"])
+    t0 = time.monotonic()
+    p = run_slurm(tmp_path, cfg, timeout=480)
+    took = time.monotonic() - t0
+    recs = check_mpi_points(
+        cluster, tmp_path / "results" / "pousa-srun", p, "srun --mpi=pmix "
+    )
+    assert len(recs) == 8, sorted(recs)
+    by_job: dict[str, list[str]] = {}
+    for point, rs in recs.items():
+        by_job.setdefault(str(rs[0]["slurm_job_id"]), []).append(point)
+    multi = [
+        pts
+        for pts in by_job.values()
+        if len(pts) == 2 and len(expand_nodes(recs[pts[0]][0]["slurm_nodelist"])) > 1
+    ]
+    assert len(multi) == 2, by_job  # the 16- and 32-rank shapes, packed
+    print(f"[slurm] pousa2011 MPI 8/16/32 ranks via srun: {took:.0f} s, jobs {by_job}")
+
+
+def test_pousa2011_mpi_across_nodes_mpirun(cluster: Cluster, tmp_path: Path) -> None:
+    """The same points with cluster.mpi_launcher: mpirun: mpirun inside the job step
+    reads the allocation back from Slurm and starts ranks on all of its nodes."""
+    kernels_or_skip("seq", "mpi")
+    cfg = pousa_config(cluster, "pousa-mpirun", cluster={"mpi_launcher": "mpirun"})
+    t0 = time.monotonic()
+    p = run_slurm(tmp_path, cfg, timeout=480)
+    took = time.monotonic() - t0
+    recs = check_mpi_points(
+        cluster, tmp_path / "results" / "pousa-mpirun", p, "mpirun -np "
+    )
+    assert len(recs) == 4, sorted(recs)
+    print(f"[slurm] pousa2011 MPI 8/16/32 ranks via mpirun: {took:.0f} s")
+
+
+def test_charliecloud_campaign_on_many_nodes(cluster: Cluster, tmp_path: Path) -> None:
+    """platform.container.runtime: charliecloud on the multi-node cluster: a 16-rank
+    point spans two nodes, srun sits outside ch-run on every node, and the image comes
+    from the shared cache."""
+    sys.path.insert(0, str(ROOT / "tests" / "containers"))
+    from imagetools import cached_cpu_image, stage_image
+
+    cpu_image = cached_cpu_image()
+    cfg = pousa_config(
+        cluster,
+        "pousa-ch",
+        ranks=(16,),
+        platform={
+            "container": {"runtime": "charliecloud", "recipe": "cpu"},
+            "energy": "none",
+        },
+    )
+    res = tmp_path / "results" / "pousa-ch"
+    digest = stage_image(cpu_image, res)
+    t0 = time.monotonic()
+    p = run_slurm(tmp_path, cfg, timeout=420)
+    assert "rule build_image" not in p.stdout, "the cached image was rebuilt"
+    recs = check_mpi_points(cluster, res, p, "srun --mpi=pmix ")
+    assert len(recs) == 2, sorted(recs)
+    for point, rs in recs.items():
+        r = rs[0]
+        assert r["runtime"] == "charliecloud" and "ch-run" in r["launch_line"], r
+        assert r["image_digest"] == f"sha256:{digest}", (point, r["image_digest"])
+        if r["backend"] == "mpi":
+            line = r["launch_line"]
+            assert line.index("srun --mpi=pmix") < line.index("ch-run"), line
+    print(f"[slurm] charliecloud on 2 nodes: {time.monotonic() - t0:.0f} s")
+
+
+# ------------------------------------------------------------------ a node dies
+
+BLOCKING_KERNEL = r"""
+/* The first benchmark run of aes-seq claims the hold directory, writes the name of the
+   node it runs on and waits until the test releases it (after killing that node);
+   every other run goes straight on. Then it runs the real kernel. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  int bench = 0;
+  for (int i = 1; i < argc; i++) bench |= strcmp(argv[i], "--json") == 0;
+  if (bench && mkdir(HOLD "/claimed", 0755) == 0) {
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    FILE *f = fopen(HOLD "/claimed/host.tmp", "w");
+    if (!f) return 99;
+    fprintf(f, "%s\n", host);
+    fclose(f);
+    rename(HOLD "/claimed/host.tmp", HOLD "/claimed/host");
+    while (access(HOLD "/release", F_OK) != 0) usleep(100000);
+  }
+  argv[0] = REAL;
+  execv(REAL, argv);
+  perror(REAL);
+  return 127;
+}
+"""
+
+
+def blocking_kernels(tmp: Path, hold: Path) -> Path:
+    """A kernel directory whose aes-seq (a small program in front of the real one)
+    blocks, once, until released."""
+    kdir = tmp / "kernels"
+    kdir.mkdir()
+    hold.mkdir()
+    for k in KERNELS.glob("aes-*"):
+        if k.is_file() and k.name != "aes-seq":
+            shutil.copy2(k, kdir / k.name)
+    src = tmp / "blocking.c"
+    src.write_text(BLOCKING_KERNEL)
+    subprocess.run(
+        [
+            "cc",
+            "-O1",
+            f'-DHOLD="{hold}"',
+            f'-DREAL="{KERNELS / "aes-seq"}"',
+            "-o",
+            str(kdir / "aes-seq"),
+            str(src),
+        ],
+        check=True,
+    )
+    return kdir
+
+
+def kill_node_when_claimed(
+    cluster: Cluster, hold: Path, killed: list[str], stop: threading.Event
+) -> None:
+    while not stop.is_set():
+        host = hold / "claimed" / "host"
+        if host.exists():
+            node = host.read_text().strip()
+            out = subprocess.run(
+                [str(CLUSTER_DIR / "kill-node.sh"), str(cluster.state), node],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            killed.append(node)
+            killed.append(out.stdout + out.stderr)
+            (hold / "release").touch()
+            return
+        stop.wait(0.2)
+
+
+def test_node_dies_mid_campaign_and_drained_node_is_never_used(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """node4 is drained before submission; the node running the sequential point dies
+    while the point runs (its processes killed, its link down). Slurm requeues the job
+    (or Snakemake resubmits it) and it completes on a remaining node: every point is
+    measured once, nothing is lost, no job ever ran on node4 or, after its death, on the
+    dead node, and the failure shows in the job's record in Slurm and in the logs."""
+    kernels_or_skip("seq", "mpi")
+    cluster.run(
+        "scontrol", "update", "nodename=node4", "state=drain", "reason=maintenance"
+    )
+    hold = tmp_path / "hold"
+    cfg = pousa_config(
+        cluster,
+        "pousa-fail",
+        ranks=(8, 16),
+        sizes=["1KiB", "512KiB"],
+        build={"dir": str(blocking_kernels(tmp_path, hold))},
+        cluster={"pack": False},
+    )
+    killed: list[str] = []
+    stop = threading.Event()
+    t = threading.Thread(
+        target=kill_node_when_claimed, args=(cluster, hold, killed, stop)
+    )
+    t.start()
+    t0 = time.monotonic()
+    try:
+        p = run_slurm(tmp_path / "wd", cfg, timeout=480)
+    finally:
+        stop.set()
+        t.join(timeout=60)
+    took = time.monotonic() - t0
+    assert killed, "no sequential point was seen running"
+    dead = killed[0]
+    assert "killed" in killed[1], killed[1]
+    assert p.returncode == 0, p.stdout[-5000:]
+    recs = records(tmp_path / "wd" / "results" / "pousa-fail" / "raw")
+    assert len(recs) == 6, sorted(recs)
+    for point, rs in recs.items():
+        assert len(rs) == 1 and rs[0]["status"] == "ok", (point, rs)
+        nodes = expand_nodes(rs[0]["slurm_nodelist"])
+        assert "node4" not in nodes, (point, nodes)
+    # the dying job: ran again (requeued or resubmitted) and finished elsewhere
+    claimed = [
+        p
+        for p, rs in recs.items()
+        if p.startswith("seq-") and dead not in rs[0]["slurm_nodelist"]
+    ]
+    assert claimed, (dead, recs)
+    mine = set(submitted_jobs(p.stdout))
+    # -D: every run of a requeued job, not only its last one
+    runs = [r for r in cluster.sacct("-X", "-D") if r["JobID"] in mine]
+    assert not [r for r in runs if "node4" in expand_nodes(r["NodeList"] or "x")], runs
+    lost = [r for r in runs if dead in expand_nodes(r["NodeList"] or "x")]
+    lost = [r for r in lost if r["State"] != "COMPLETED"]
+    assert lost, runs  # the run that died with its node, as Slurm accounts it
+    jid = lost[0]["JobID"]
+    again = [r for r in runs if r["JobID"] == jid and r["State"] == "COMPLETED"]
+    if again:  # requeued by Slurm: the same job ran again, elsewhere
+        assert dead not in expand_nodes(again[0]["NodeList"]), again
+        log = next((tmp_path / "wd" / ".snakemake" / "slurm_logs").rglob(f"{jid}.log"))
+        text = log.read_text()
+        # the job's log keeps the run on the dead node and the run that finished
+        assert f"Host: {dead}" in text, text[:3000]
+        assert f"Host: {again[0]['NodeList']}" in text, text[-3000:]
+    else:  # resubmitted by Snakemake
+        assert "Trying to restart job" in p.stdout, p.stdout[-3000:]
+    state = cluster.run("sinfo", "-h", "-n", dead, "-o", "%T").strip()
+    assert state.startswith("down"), state
+    print(
+        f"[slurm] {dead} died mid-campaign; job {jid}: {lost[0]['State']} on {dead}, "
+        f"then {'requeued' if again else 'resubmitted'}; campaign took {took:.0f} s"
+    )
