@@ -89,6 +89,9 @@ if [ -f "$state/net" ]; then
     ip link show "$l" >/dev/null 2>&1 || continue
     ip link del "$l" 2>/dev/null || { echo "cluster/down: could not remove link $l" >&2; rc=1; }
   done
+  for l in $(awk '$1 == "symlink" {print $2}' "$state/net"); do
+    [ "$(readlink "$l" 2>/dev/null)" = "$state" ] && rm -f "$l"
+  done
   [ $rc -eq 0 ] && : > "$state/net"
 fi
 

@@ -108,6 +108,13 @@ ctl_ip=$net.2
 node_name() { echo "node$1"; }
 node_ip() { echo "$net.$((10 + $1))"; }
 node_ns() { echo "cs${tag}-n$1"; }
+# Slurm puts Unix sockets in the spool directories (at most 108 bytes a path): they are
+# reached through a short link to STATE_DIR, /tmp/cs-TAG.
+short=/tmp/cs-$tag
+if [ -L "$short" ] && [ "$(readlink "$short")" != "$state" ] && [ -e "$short" ]; then
+  die "$short already links to $(readlink "$short") (another test cluster?)"
+fi
+ln -sfn "$state" "$short" && echo "symlink $short" >> "$state/net"
 node_list="node[1-$nodes]"
 [ "$nodes" -eq 1 ] && node_list=node1
 
@@ -233,7 +240,7 @@ AuthType=auth/munge
 AuthInfo=socket=$state/munge/munge.socket
 CryptoType=crypto/munge
 StateSaveLocation=$state/ctld
-SlurmdSpoolDir=$state/spool/%n
+SlurmdSpoolDir=$short/spool/%n
 SlurmctldPidFile=$state/run/slurmctld.pid
 SlurmdPidFile=$state/run/slurmd-%n.pid
 SlurmctldLogFile=$state/log/slurmctld.log
@@ -328,7 +335,7 @@ for i in $(seq 1 "$nodes"); do
   name=$(node_name "$i")
   mkdir -p "$state/spool/$name/pmix" "$state/node/$name"
   for f in "$state"/etc/*; do ln -f "$f" "$state/node/$name/"; done
-  printf '%s\nPMIxCliTmpDirBase=%s\n' "$marker" "$state/spool/$name/pmix" > "$state/node/$name/mpi.conf"
+  printf '%s\nPMIxCliTmpDirBase=%s\n' "$marker" "$short/spool/$name/pmix" > "$state/node/$name/mpi.conf"
   ip netns exec "$(node_ns "$i")" unshare --uts --mount --propagation private \
     sh -c 'mount --bind "$1/node/$2" /etc/slurm && mount --bind "$1/etc/hosts" /etc/hosts &&
            hostname "$2" && exec slurmd -f /etc/slurm/slurm.conf -N "$2"' \
