@@ -275,6 +275,7 @@ def campaign(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Camp
         campaign="slurm",
         sizes=["1KiB"],
         reps=2,
+        precision=None,  # exactly 2 repetitions (the default campaign adapts them)
         warmup=0,
         backends=backends,
         debug={"inject_fault": ["omp-*"]},
