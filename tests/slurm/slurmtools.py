@@ -246,6 +246,17 @@ def start_cluster(
     return c
 
 
+def netns_left(c: Cluster) -> list[str]:
+    """The cluster's network namespaces that still exist (none after down.sh). Other
+    Slurm daemons on the machine (another test cluster) are not this test's business:
+    the clusters are private and may run side by side."""
+    out = subprocess.run(
+        ["ip", "netns", "list"], capture_output=True, text=True, check=False
+    ).stdout
+    prefix = c.env.get("CS_NETNS_PREFIX", "")
+    return [x.split()[0] for x in out.splitlines() if prefix and x.startswith(prefix)]
+
+
 def etc_slurm_snapshot() -> dict[str, bytes]:
     """The machine's /etc/slurm (which the test cluster must never write)."""
     etc = Path("/etc/slurm")

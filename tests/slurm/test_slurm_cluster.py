@@ -34,6 +34,7 @@ from slurmtools import (
     default_config,
     etc_slurm_snapshot,
     kernels_or_skip,
+    netns_left,
     records,
     run_slurm,
     slurm_env,
@@ -708,12 +709,7 @@ def test_teardown_leaves_no_daemons(cluster: Cluster) -> None:
     assert cluster.info["teardown_rc"] == 0, cluster.info["teardown_out"]
     print(f"[slurm] tear-down took {cluster.info['teardown_s']:.1f} s")
     assert daemon_pids(cluster.state) == {}
-    left = {
-        pid: name
-        for pid, name in daemon_pids().items()
-        if pid not in cluster.info["before"]
-    }
-    assert left == {}, f"left running: {left}"
+    assert netns_left(cluster) == [], "network namespaces left behind"
     assert etc_slurm_snapshot() == cluster.info["etc_slurm"], "/etc/slurm was changed"
 
 
@@ -767,5 +763,4 @@ def test_no_accounting_cluster_status_does_not_hang(
         )
     assert down.returncode == 0, down.stdout + down.stderr
     assert daemon_pids(state) == {}
-    left = {p: n for p, n in daemon_pids().items() if p not in cluster.info["before"]}
-    assert left == {}, f"left running: {left}"
+    assert netns_left(noacct) == [], "network namespaces left behind"
