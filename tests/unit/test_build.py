@@ -222,3 +222,13 @@ def test_records_of_every_process_are_required(tmp_path: Path) -> None:
     assert p.reps_problem(recs) is None
     assert "processes 0..2" in p.reps_problem(recs[:4])
     assert p.reps_problem(recs[:5]).startswith("process 2: expected 2 records, got 1")
+
+
+def test_size_rows_skip_files_size_does_not_know(tmp_path: Path) -> None:
+    script = tmp_path / "aes-seq"
+    script.write_text("#!/bin/sh\nexec true\n")
+    real = shutil.which("true")
+    assert real
+    rows = cs_build.size_rows(tmp_path, [str(script), real])
+    assert [r["name"] for r in rows] == ["true"]
+    assert rows[0]["text"] > 0 and rows[0]["bytes_on_disk"] > 0

@@ -83,18 +83,22 @@ def parse_size_output(text: str) -> list[dict[str, Any]]:
 
 
 def _size(paths: list[str]) -> list[dict[str, Any]]:
-    if not paths:
-        return []
+    """size(1) rows of the object files and executables among ``paths`` (a file size(1)
+    does not recognise, e.g. a wrapper script, has no row)."""
     tool = shutil.which("size")
     if tool is None:
         raise RuntimeError("size(1) from binutils is needed for the binary-size table")
-    proc = subprocess.run(
-        [tool, "--format=berkeley", *paths],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return parse_size_output(proc.stdout)
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        proc = subprocess.run(
+            [tool, "--format=berkeley", path],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode == 0:
+            rows += parse_size_output(proc.stdout)
+    return rows
 
 
 def algorithm_objects(bdir: str | Path) -> list[Path]:
