@@ -33,43 +33,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from scipy import stats as _stats
+
 CONFIDENCE = 0.95
 # Target relative half-width used for flagging when a campaign has no precision block.
 DEFAULT_TARGET = 0.02
 STATISTICS = ("median", "mean")
-# n at and below which the binomial tail is summed exactly in integers
-_EXACT_N = 2000
 
 
-# ------------------------------------------------------------------ binomial ranks
+# ------------------------------------------------------------------ distributions
+# (SciPy's: exact binomial tails, t and normal quantiles)
 
 
 def binom_half_cdf(k: int, n: int) -> float:
     """P(B <= k) for B ~ Binomial(n, 1/2)."""
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    if n <= _EXACT_N:
-        c, total = 1, 1
-        for i in range(k):
-            c = c * (n - i) // (i + 1)
-            total += c
-        return total / 2**n
-    return _log_half_cdf(k, n)
-
-
-def _log_half_cdf(k: int, n: int) -> float:
-    """P(B <= k) summed in log space (large n; the same sum as kernels/src/median_ci.c)."""
-    ln2n = n * math.log(2.0)
-    lfn = math.lgamma(n + 1.0)
-    acc = 0.0
-    for i in range(k, -1, -1):  # largest term first; the rest fall off geometrically
-        term = math.exp(lfn - math.lgamma(i + 1.0) - math.lgamma(n - i + 1.0) - ln2n)
-        acc += term
-        if term < acc * 1e-17:
-            break
-    return acc
+    return float(_stats.binom.cdf(k, n, 0.5))
 
 
 @dataclass(frozen=True)
@@ -105,71 +84,13 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
 
 
 def _z(confidence: float) -> float:
-    """Two-sided standard normal quantile (bisection on erf; only a starting point)."""
-    lo, hi = 0.0, 10.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if math.erf(mid / math.sqrt(2)) < confidence:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-# ------------------------------------------------------------------ Student's t
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the incomplete beta function (Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 300):
-        m2 = 2 * m
-        for num in (
-            m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
-            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)),
-        ):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta I_x(a, b)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    lbt = (
-        math.lgamma(a + b)
-        - math.lgamma(a)
-        - math.lgamma(b)
-        + a * math.log(x)
-        + b * math.log(1 - x)
-    )
-    if x < (a + 1) / (a + b + 2):
-        return math.exp(lbt) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lbt) * _betacf(b, a, 1 - x) / b
+    """Two-sided standard normal quantile (only a starting point for the ranks)."""
+    return float(_stats.norm.ppf(0.5 + confidence / 2))
 
 
 def t_quantile(p: float, df: int) -> float:
-    """Quantile of Student's t distribution with ``df`` degrees of freedom (p > 0.5)."""
-    lo, hi = 0.0, 1e3
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        tail = 0.5 * _betainc(df / 2, 0.5, df / (df + mid * mid))  # P(T > mid)
-        if 1 - tail < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    """Quantile of Student's t distribution with ``df`` degrees of freedom."""
+    return float(_stats.t.ppf(p, df))
 
 
 # ------------------------------------------------------------------ one sample
@@ -226,11 +147,8 @@ def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate
 
 
 def _quantile(xs: Sequence[float], q: float) -> float:
-    """Linear-interpolation quantile of sorted values (pandas' default)."""
-    pos = (len(xs) - 1) * q
-    i = math.floor(pos)
-    j = min(i + 1, len(xs) - 1)
-    return xs[i] + (xs[j] - xs[i]) * (pos - i)
+    """Linear-interpolation quantile (pandas' and NumPy's default)."""
+    return float(np.quantile(xs, q))
 
 
 def _by_process(
