@@ -191,10 +191,8 @@ def history_section(paths: Sequence[str | Path]) -> str:
     """The campaign's history (regressions.csv and the trend plot; empty without)."""
     if not paths:
         return ""
-    import pandas as pd
-
     csv, png = (Path(p) for p in paths)
-    rows = pd.read_csv(csv).to_dict("records")
+    rows = cs_history.read_regressions(csv)
     table = cs_history.regressions_table(rows)
     return "\n".join(
         [

@@ -2,44 +2,6 @@
 # the store (history.path; opt out with history.enabled: false), and the `history`
 # target writes the campaign's runs, the latest run's regressions and trend plots.
 # Nothing here reads or writes the store while the workflow is parsed.
-from ciphersweep.history import outputs as cs_history  # noqa: E402
-
-HISTORY = CFG["history"]
-HISTORY_MARKER = f"{RES}/history/appended.json"
-HISTORY_TABLES = {
-    "history_csv": f"{RES}/tables/history.csv",
-    "history_md": f"{RES}/tables/history.md",
-    "regressions_csv": f"{RES}/tables/regressions.csv",
-    "regressions_md": f"{RES}/tables/regressions.md",
-}
-HISTORY_PLOTS = [f"{RES}/plots/history_trend.{ext}" for ext in ("png", "pdf", "svg")]
-HISTORY_CHECK = f"{RES}/history/regressions.ok"
-
-
-def history_targets():
-    """What `all` asks for: the append, the history tables and plots (and the gate
-    with history.fail_on_regression), when history.enabled."""
-    if not HISTORY["enabled"]:
-        return []
-    gate = [HISTORY_CHECK] if HISTORY["fail_on_regression"] else []
-    return [HISTORY_MARKER, *HISTORY_TABLES.values(), *HISTORY_PLOTS, *gate]
-
-
-def fail_on_regressions(path):
-    bad = cs_history.regressed(path)
-    if bad:
-        raise WorkflowError(
-            f"ciphersweep: {len(bad)} cell(s) regressed against the history store "
-            "(every table, plot and the report are kept):\n" + "\n".join(bad)
-        )
-
-
-# the report's history section (its inputs, when the history is on)
-HISTORY_REPORT = (
-    [HISTORY_TABLES["regressions_csv"], HISTORY_PLOTS[0]] if HISTORY["enabled"] else []
-)
-
-
 localrules:
     history,
     history_check,
@@ -103,5 +65,7 @@ rule history_check:
         report=REPORT,
     output:
         touch(HISTORY_CHECK),
+    log:
+        f"{RES}/logs/history_check.log",
     run:
         fail_on_regressions(input.regressions)

@@ -213,8 +213,14 @@ def write_history(
     return rows
 
 
-def regressed(regressions_csv: str) -> list[str]:
-    """The gate: one line per regressed cell of regressions.csv (none: it passes)."""
+def read_regressions(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a regressions.csv ("n/a" stays a verdict, not a missing value)."""
     import pandas as pd
 
-    return regress.regressed_lines(pd.read_csv(regressions_csv).to_dict("records"))
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return frame.to_dict("records")
+
+
+def regressed(regressions_csv: str) -> list[str]:
+    """The gate: one line per regressed cell of regressions.csv (none: it passes)."""
+    return regress.regressed_lines(read_regressions(regressions_csv))
