@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from ciphersweep import stats
+from ciphersweep import config, stats
 from ciphersweep.history import outputs, regress, runs, store, trends
 from support import ROOT
 
@@ -368,3 +368,32 @@ def test_tables_and_trend_plot(tmp_path: Path) -> None:
     trends.write(frame, paths)
     assert paths[0].read_bytes()[:4] == b"\x89PNG"
     assert b"%PDF" in paths[1].read_bytes()[:8]
+
+
+# ------------------------------------------------------------------ config
+
+
+def test_history_config_defaults_and_mistakes() -> None:
+    base = {
+        "campaign": "c",
+        "sizes": ["1KiB"],
+        "backends": {"seq": {"impls": ["ttable"]}},
+    }
+    cfg = config.validate(base, root=ROOT)
+    assert cfg["history"] == {
+        "enabled": True,
+        "path": "results/history.sqlite",
+        "fail_on_regression": False,
+        "compare_machines": False,
+        "machine": None,
+    }
+    for bad, key in (
+        ({"path": "results/h.csv"}, "history.path"),
+        ({"fail_on_regression": "yes"}, "history.fail_on_regression"),
+        ({"machine": "a b"}, "history.machine"),
+        ({"window": 3}, "history"),
+    ):
+        with pytest.raises(config.ConfigError) as exc:
+            config.validate({**base, "history": bad}, root=ROOT)
+        line = config.format_error(exc.value)
+        assert key in line and "\n" not in line, line
