@@ -362,6 +362,12 @@ def test_tables_and_trend_plot(tmp_path: Path) -> None:
     assert [ax.get_title() for ax in fig.axes] == ["mpi", "seq"]
     labels = [t.get_text() for t in fig.axes[1].get_xticklabels()]
     assert labels == ["1\naaaaaaa", "2\nbbbbbbb"]
+    # a build that differs between runs is named under the revision
+    frame["build_digest"] = ["sha256:111111aa", "sha256:111111aa", "sha256:222222bb"]
+    assert trends.run_labels(frame) == [
+        "1\naaaaaaa\nbuild 111111",
+        "2\nbbbbbbb\nbuild 222222",
+    ]
     # machines: two series in the seq panel, never one line
     assert len(fig.axes[1].get_legend().get_texts()) == 2
     paths = [tmp_path / f"t.{ext}" for ext in trends.FORMATS]

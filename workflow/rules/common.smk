@@ -329,7 +329,8 @@ if workflow.is_main_process:
             [f"{RES}/{f}" for f in ("measurements.csv", "summary.csv", "failures.csv")]
             + [f"{RES}/raw/{pid}.jsonl" for pid in POINTS]
             + table_files()
-            + plot_files(),
+            + plot_files()
+            + ([CFG["history"]["path"]] if CFG["history"]["enabled"] else []),
             local=workflow.local_exec,
         )
     except cs_config.ConfigError as exc:

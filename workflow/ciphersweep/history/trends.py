@@ -1,7 +1,8 @@
 """Trend plots of a campaign's history (PNG for the report, PDF and SVG beside).
 
 One panel per backend; x = the runs in order, each labelled with its number and the
-git revision it ran (``+`` when the working tree had local changes); y = the cell's
+git revision it ran (``+`` when the working tree had local changes; the build
+fingerprint below it where the runs' builds differ); y = the cell's
 time (the campaign's statistic, logarithmic axis) with its interval as error bars.
 Each cell is a series per machine: a colour per cell, a line style and marker per
 machine, so runs on different machines are never joined into one line.
@@ -26,7 +27,7 @@ TITLE = "Time over the runs of this campaign"
 CAPTION = (
     "Each cell's time (the campaign's statistic, seconds, logarithmic axis) in every "
     "run kept in the history store, one panel per backend; x: the runs in order with "
-    "the git revision they ran ('+': local changes); error bars: the 95 % confidence "
+    "the git revision they ran ('+': local changes; the build fingerprint below where the builds differ); error bars: the 95 % confidence "
     "interval. A colour per cell, a line style and marker per machine: runs on "
     "different machines are separate series, never one line."
 )
@@ -34,16 +35,32 @@ LINESTYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
+def _builds(frame: pd.DataFrame) -> dict[str, str]:
+    """run id -> short build fingerprint(s), where the runs' builds differ."""
+    if "build_digest" not in frame:
+        return {}
+    per_run = {
+        str(rid): sorted({str(d).removeprefix("sha256:")[:6] for d in g.dropna()})
+        for rid, g in frame.groupby("run_id")["build_digest"]
+    }
+    if len({tuple(v) for v in per_run.values()}) <= 1:
+        return {}
+    return {rid: "build " + ",".join(v) if v else "" for rid, v in per_run.items()}
+
+
 def run_labels(frame: pd.DataFrame) -> list[str]:
-    """Tick label of each run in order: its number and short revision."""
+    """Tick label of each run in order: its number and short revision (and its
+    build fingerprint where the runs' builds differ)."""
     runs = frame.drop_duplicates("run_id").set_index("run_id")
+    builds = _builds(frame)
     out = []
     for i, rid in enumerate(run_order(frame)):
         rev = str(runs.loc[rid, "git_rev"] or "")
         rev = rev[:7] if rev and rev != "None" else "?"
         dirty = runs.loc[rid, "git_dirty"]
         plus = "+" if dirty is not None and not _nan(dirty) and int(dirty) else ""
-        out.append(f"{i + 1}\n{rev}{plus}")
+        build = f"\n{builds[rid]}" if builds.get(rid) else ""
+        out.append(f"{i + 1}\n{rev}{plus}{build}")
     return out
 
 
