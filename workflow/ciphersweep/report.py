@@ -188,16 +188,18 @@ def failures_section(failures: pd.DataFrame) -> str:
 
 
 def history_section(paths: Sequence[str | Path]) -> str:
-    """The campaign's history (regressions.csv and the trend plot; empty without)."""
+    """The campaign's history (history.csv, regressions.csv and the trend plot;
+    empty without them)."""
     if not paths:
         return ""
-    csv, png = (Path(p) for p in paths)
-    rows = cs_history.read_regressions(csv)
-    table = cs_history.regressions_table(rows)
+    hist, regs, png = (Path(p) for p in paths)
+    runs = cs_history.history_table(cs_history.read_history(hist))
+    table = cs_history.regressions_table(cs_history.read_regressions(regs))
     return "\n".join(
         [
             "<section id='history'><h2>History</h2>",
             render.render_html(table),
+            render.render_html(runs),
             (
                 f"<figure class='plot' id='plot-{cs_trends.NAME}'>"
                 f"<h3>{_e(cs_trends.TITLE)}</h3><img alt='{_e(cs_trends.TITLE)}' "

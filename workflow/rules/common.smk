@@ -372,5 +372,7 @@ def fail_on_regressions(path):
 
 # the report's history section (its inputs, when the history is on)
 HISTORY_REPORT = (
-    [HISTORY_TABLES["regressions_csv"], HISTORY_PLOTS[0]] if HISTORY["enabled"] else []
+    [HISTORY_TABLES[k] for k in ("history_csv", "regressions_csv")] + HISTORY_PLOTS[:1]
+    if HISTORY["enabled"]
+    else []
 )

@@ -31,6 +31,7 @@ HISTORY_COLUMNS = (
     "run",
     "run_id",
     "run_time",
+    "appended",
     "git_rev",
     "git_dirty",
     *regress.POINT_COLUMNS,
@@ -196,8 +197,9 @@ def write_history(
     outs = [output.history_csv, output.history_md, output.regressions_csv]
     outs.append(output.regressions_md)
     with replacing(outs) as tmp:
-        history_frame(frame).to_csv(tmp[0], index=False, float_format="%.12g")
-        tmp[1].write_text(render_markdown(history_table(frame)))
+        runs_frame = history_frame(frame)  # the Markdown and the report: this frame
+        runs_frame.to_csv(tmp[0], index=False, float_format="%.12g")
+        tmp[1].write_text(render_markdown(history_table(runs_frame)))
         pd.DataFrame(rows, columns=list(regress.COLUMNS)).to_csv(
             tmp[2], index=False, float_format="%.12g"
         )
@@ -219,6 +221,13 @@ def read_regressions(path: str | Path) -> list[dict[str, Any]]:
 
     frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
     return frame.to_dict("records")
+
+
+def read_history(path: str | Path) -> pd.DataFrame:
+    """A history.csv as the store's frame (what :func:`history_table` takes)."""
+    import pandas as pd
+
+    return pd.read_csv(path, dtype={"run_id": str, "git_rev": str})
 
 
 def regressed(regressions_csv: str) -> list[str]:

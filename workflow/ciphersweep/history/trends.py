@@ -56,7 +56,7 @@ def run_labels(frame: pd.DataFrame) -> list[str]:
     out = []
     for i, rid in enumerate(run_order(frame)):
         rev = str(runs.loc[rid, "git_rev"] or "")
-        rev = rev[:7] if rev and rev != "None" else "?"
+        rev = rev[:7] if rev not in ("", "None", "nan") else "?"
         dirty = runs.loc[rid, "git_dirty"]
         plus = "+" if dirty is not None and not _nan(dirty) and int(dirty) else ""
         build = f"\n{builds[rid]}" if builds.get(rid) else ""
