@@ -345,8 +345,10 @@ HISTORY_MARKER = f"{RES}/history/appended.json"
 HISTORY_TABLES = {
     "history_csv": f"{RES}/tables/history.csv",
     "history_md": f"{RES}/tables/history.md",
+    "history_tex": f"{RES}/tables/history.tex",
     "regressions_csv": f"{RES}/tables/regressions.csv",
     "regressions_md": f"{RES}/tables/regressions.md",
+    "regressions_tex": f"{RES}/tables/regressions.tex",
 }
 HISTORY_PLOTS = [f"{RES}/plots/history_trend.{ext}" for ext in ("png", "pdf", "svg")]
 HISTORY_CHECK = f"{RES}/history/regressions.ok"

@@ -51,6 +51,8 @@ rule history:
         ],
     log:
         f"{RES}/logs/history.log",
+    params:
+        compare_machines=HISTORY["compare_machines"],
     run:
         cs_history.write_history(CFG, output, log[0])
 

@@ -4,8 +4,8 @@
 * ``history_append``: the campaign's run goes into the store (nothing when the store
   already holds it); a small JSON marker says which run it was.
 * ``history``: ``tables/history.csv`` (tidy: one row per cell and run) with
-  ``history.md`` (cells x runs, each value with its interval), ``tables/regressions.csv``
-  and ``.md`` (one row per cell of the latest run, :mod:`.regress`), and
+  ``history.md``/``.tex`` (cells x runs, each value with its interval),
+  ``tables/regressions.csv``, ``.md`` and ``.tex`` (one row per cell of the latest run, :mod:`.regress`), and
   ``plots/history_trend.{png,pdf,svg}`` (:mod:`.trends`).
 * the gate: with ``history.fail_on_regression`` the run fails with one line per
   regressed cell, after every table is written.
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import provenance
 from ..atomic import replacing, write_text
-from ..render import render_markdown
+from ..render import render_latex, render_markdown
 from ..tables import Table
 from . import regress, runs, store, trends
 
@@ -186,24 +186,26 @@ def regressions_table(rows: Sequence[Mapping[str, Any]]) -> Table:
 def write_history(
     cfg: Mapping[str, Any], output: Any, log: str | None = None
 ) -> list[dict[str, Any]]:
-    """The ``history`` rule: tables, Markdown and trend plots of this campaign's runs
-    in the store (``output``: history_csv, history_md, regressions_csv,
-    regressions_md, plots)."""
+    """The ``history`` rule: tables (CSV, Markdown, LaTeX) and trend plots of this
+    campaign's runs in the store (``output``: history_csv, history_md, history_tex,
+    regressions_csv, regressions_md, regressions_tex, plots)."""
     import pandas as pd
 
     frame = store.read(store_path(cfg), campaign=str(cfg["campaign"]))
     machines = bool(cfg.get("history", {}).get("compare_machines", False))
     rows = regress.regressions(frame, compare_machines=machines)
-    outs = [output.history_csv, output.history_md, output.regressions_csv]
-    outs.append(output.regressions_md)
+    outs = [output.history_csv, output.history_md, output.history_tex]
+    outs += [output.regressions_csv, output.regressions_md, output.regressions_tex]
     with replacing(outs) as tmp:
         runs_frame = history_frame(frame)  # the Markdown and the report: this frame
         runs_frame.to_csv(tmp[0], index=False, float_format="%.12g")
         tmp[1].write_text(render_markdown(history_table(runs_frame)))
+        tmp[2].write_text(render_latex(history_table(runs_frame)))
         pd.DataFrame(rows, columns=list(regress.COLUMNS)).to_csv(
-            tmp[2], index=False, float_format="%.12g"
+            tmp[3], index=False, float_format="%.12g"
         )
-        tmp[3].write_text(render_markdown(regressions_table(rows)))
+        tmp[4].write_text(render_markdown(regressions_table(rows)))
+        tmp[5].write_text(render_latex(regressions_table(rows)))
     trends.write(frame, list(output.plots))
     if log:
         counts = {v: sum(r["verdict"] == v for r in rows) for v in regress.VERDICTS}
