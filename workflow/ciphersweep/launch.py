@@ -44,9 +44,7 @@ class Platform:
     where: str = "local"  # local | slurm
     mpi_launcher: str = "srun"  # under Slurm: srun | mpirun
     mpirun_args: list[str] = field(default_factory=list)
-    mpi_network: str = (
-        ""  # interface or CIDR MPI uses between nodes ("" = Open MPI's choice)
-    )
+    mpi_network: str = ""  # interface or CIDR MPI uses between nodes ("" = Open MPI's choice)
     runtime: str = "none"  # none | apptainer | charliecloud
     image: str | None = None
     binds: list[str] = field(default_factory=list)

@@ -615,9 +615,7 @@ def write_plots(
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     names = [
-        (name, out / f"{name}.{ext}")
-        for name in plot_names(cfg, points)
-        for ext in FORMATS
+        (name, out / f"{name}.{ext}") for name in plot_names(cfg, points) for ext in FORMATS
     ]
     written = [path for _, path in names]
     with replacing(written) as tmps:  # every plot file or none
