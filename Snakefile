@@ -11,6 +11,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/build.smk"
 include: "workflow/rules/inputs.smk"
 include: "workflow/rules/bench.smk"
+include: "workflow/rules/history.smk"
 include: "workflow/rules/analyse.smk"
 
 
@@ -22,3 +23,4 @@ rule all:
         plot_files(),
         REPORT,
         compare_targets(),
+        history_targets(),

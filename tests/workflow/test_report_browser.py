@@ -73,7 +73,14 @@ def test_report_in_chromium(report: Path) -> None:
     plots = sorted((res / "plots").glob("*.png"))
     assert len(seen.images) == len(plots) >= 3
     assert all(i["complete"] and i["naturalWidth"] > 0 for i in seen.images)
-    assert seen.sections == ["summary", "tables", "plots", "failures", "provenance"]
+    assert seen.sections == [
+        "summary",
+        "tables",
+        "plots",
+        "history",
+        "failures",
+        "provenance",
+    ]
     for words in ("Headline speedups", "Where and when", BAD, "Project git revision"):
         assert words in seen.text, words
     shot = (res / "report.png").read_bytes()

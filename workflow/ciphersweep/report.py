@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from . import plots as cs_plots
 from . import render
 from . import tables as cs_tables
+from .history import outputs as cs_history
+from .history import trends as cs_trends
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -185,6 +187,31 @@ def failures_section(failures: pd.DataFrame) -> str:
     return "\n".join(parts)
 
 
+def history_section(paths: Sequence[str | Path]) -> str:
+    """The campaign's history (history.csv, regressions.csv and the trend plot;
+    empty without them)."""
+    if not paths:
+        return ""
+    hist, regs, png = (Path(p) for p in paths)
+    runs = cs_history.history_table(cs_history.read_history(hist))
+    table = cs_history.regressions_table(cs_history.read_regressions(regs))
+    return "\n".join(
+        [
+            "<section id='history'><h2>History</h2>",
+            render.render_html(table),
+            render.render_html(runs),
+            (
+                f"<figure class='plot' id='plot-{cs_trends.NAME}'>"
+                f"<h3>{_e(cs_trends.TITLE)}</h3><img alt='{_e(cs_trends.TITLE)}' "
+                f"src='{_png_data(png)}'><figcaption>{_e(cs_trends.CAPTION)} Files: "
+                f"plots/{cs_trends.NAME}.png, .pdf, .svg; tables/history.csv, "
+                "regressions.csv.</figcaption></figure>"
+            ),
+            "</section>",
+        ]
+    )
+
+
 # ------------------------------------------------------------------ the page
 
 
@@ -194,8 +221,9 @@ def page(
     tabs: Sequence[cs_tables.Table],
     plot_paths: Sequence[str | Path],
     failures: pd.DataFrame,
+    history: str = "",
 ) -> str:
-    """The whole report as one HTML document."""
+    """The whole report as one HTML document (``history``: its history section)."""
     name = str(cfg.get("campaign", ""))
     main_tabs = [
         t
@@ -205,7 +233,8 @@ def page(
     prov_tabs = [t for t in tabs if t.name in PROVENANCE_TABLES]
     nav = " ".join(
         f"<a href='#{s}'>{s.capitalize()}</a>"
-        for s in ("summary", "tables", "plots", "failures", "provenance")
+        for s in ("summary", "tables", "plots", "history", "failures", "provenance")
+        if s != "history" or history
     )
     body = [
         f"<h1>ciphersweep campaign: {_e(name)}</h1>",
@@ -220,6 +249,7 @@ def page(
         *(render.render_html(t) for t in main_tabs),
         "</section>",
         plots_section(plot_paths),
+        history,
         failures_section(failures),
         "<section id='provenance'><h2>Provenance</h2>",
         *(render.render_html(t) for t in prov_tabs),
@@ -247,7 +277,8 @@ def write_report(
     ctx = cs_tables.context_from_files(cfg, points, inputs)
     tabs = cs_tables.build_all(ctx)
     failures = pd.read_csv(inputs.failures)
-    text = page(cfg, points, tabs, plot_paths, failures)
+    hist = history_section(list(getattr(inputs, "history", None) or []))
+    text = page(cfg, points, tabs, plot_paths, failures, hist)
     tmp = Path(out).with_suffix(".html.tmp")
     tmp.write_text(text)
     tmp.replace(out)

@@ -82,6 +82,7 @@ rule report:
         failures=f"{RES}/failures.csv",
         tables=table_files(),
         plots=plot_files(),
+        history=HISTORY_REPORT,  # the history section (history.enabled)
     output:
         report(
             REPORT,

@@ -26,6 +26,7 @@ from ciphersweep import report as cs_report  # noqa: E402
 from ciphersweep import runner as cs_runner  # noqa: E402
 from ciphersweep import sweep as cs_sweep  # noqa: E402
 from ciphersweep import tables as cs_tables  # noqa: E402
+from ciphersweep.history import outputs as cs_history  # noqa: E402
 
 # The campaign: config/config.yaml, or a file given with --configfile, which describes
 # a whole campaign and replaces the default instead of being merged into it;
@@ -328,9 +329,52 @@ if workflow.is_main_process:
             [f"{RES}/{f}" for f in ("measurements.csv", "summary.csv", "failures.csv")]
             + [f"{RES}/raw/{pid}.jsonl" for pid in POINTS]
             + table_files()
-            + plot_files(),
+            + plot_files()
+            + ([CFG["history"]["path"]] if CFG["history"]["enabled"] else []),
             local=workflow.local_exec,
         )
     except cs_config.ConfigError as exc:
         print(cs_config.format_error(exc), file=sys.stderr)
         sys.exit(1)
+
+
+# The results history (workflow/rules/history.smk): its outputs, the gate, and what
+# the report's history section reads.
+HISTORY = CFG["history"]
+HISTORY_MARKER = f"{RES}/history/appended.json"
+HISTORY_TABLES = {
+    "history_csv": f"{RES}/tables/history.csv",
+    "history_md": f"{RES}/tables/history.md",
+    "history_tex": f"{RES}/tables/history.tex",
+    "regressions_csv": f"{RES}/tables/regressions.csv",
+    "regressions_md": f"{RES}/tables/regressions.md",
+    "regressions_tex": f"{RES}/tables/regressions.tex",
+}
+HISTORY_PLOTS = [f"{RES}/plots/history_trend.{ext}" for ext in ("png", "pdf", "svg")]
+HISTORY_CHECK = f"{RES}/history/regressions.ok"
+
+
+def history_targets():
+    """What `all` asks for: the append, the history tables and plots (and the gate
+    with history.fail_on_regression), when history.enabled."""
+    if not HISTORY["enabled"]:
+        return []
+    gate = [HISTORY_CHECK] if HISTORY["fail_on_regression"] else []
+    return [HISTORY_MARKER, *HISTORY_TABLES.values(), *HISTORY_PLOTS, *gate]
+
+
+def fail_on_regressions(path):
+    bad = cs_history.regressed(path)
+    if bad:
+        raise WorkflowError(
+            f"ciphersweep: {len(bad)} cell(s) regressed against the history store "
+            "(every table, plot and the report are kept):\n" + "\n".join(bad)
+        )
+
+
+# the report's history section (its inputs, when the history is on)
+HISTORY_REPORT = (
+    [HISTORY_TABLES[k] for k in ("history_csv", "regressions_csv")] + HISTORY_PLOTS[:1]
+    if HISTORY["enabled"]
+    else []
+)

@@ -1,0 +1,405 @@
+"""The results history: the SQLite store (schema version, appends from two processes at
+once, idempotent runs), campaign directories as runs, import and export, regressions
+judged through the intervals, machines kept apart, the trend plot."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from ciphersweep import config, stats
+from ciphersweep.history import outputs, regress, runs, store, trends
+from support import ROOT
+
+
+def _cell(point: str, est: float, low: float, high: float, **over: Any) -> dict:
+    backend = point.split("-")[0]
+    cell = {
+        "point": point,
+        "backend": backend,
+        "impl": "ttable",
+        "bytes": 1024,
+        "size_label": "1KiB",
+        "machine": "m1",
+        "status": "ok",
+        "estimate": est,
+        "ci_low": low,
+        "ci_high": high,
+        "ci_level": 0.95,
+        "n": 6,
+    }
+    cell.update(over)
+    return cell
+
+
+def _run(rid: str, time: str, rev: str = "abc") -> dict:
+    return {
+        "run_id": rid,
+        "campaign": "c",
+        "run_time": time,
+        "git_rev": rev,
+        "git_dirty": 0,
+        "statistic": "median",
+        "source": "x",
+        "appended": time,
+    }
+
+
+# ------------------------------------------------------------------ store
+
+
+def test_new_store_has_schema_version_and_view(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "h.sqlite"
+    assert store.schema_version(path) == 0
+    assert store.append(path, _run("r1", "2026-01-01"), [_cell("seq-a", 1, 0.9, 1.1)])
+    assert store.schema_version(path) == store.SCHEMA_VERSION == 1
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT run_id, point, estimate FROM history").fetchall()
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+    assert rows == [("r1", "seq-a", 1.0)]
+    assert mode == "wal"
+
+
+def test_store_of_a_newer_release_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    store.append(path, _run("r1", "2026-01-01"), [])
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE schema_version SET version = 99")
+    with pytest.raises(store.StoreError, match=r"schema version 99 is newer"):
+        store.read(path)
+
+
+def test_not_an_sqlite_file_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    path.write_text("this is not a database, just some text " * 20)
+    with pytest.raises(store.StoreError) as exc:
+        store.append(path, _run("r1", "t"), [])
+    assert str(path) in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_same_run_is_appended_once(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite"
+    cells = [_cell("seq-a", 1, 0.9, 1.1), _cell("omp-a", 2, 1.9, 2.1)]
+    assert store.append(path, _run("r1", "t1"), cells)
+    assert not store.append(path, _run("r1", "t1"), cells)
+    assert len(store.read(path)) == 2
+    assert list(store.runs(path)["cells"]) == [2]
+
+
+def _append_many(path: str, tag: str, count: int) -> None:
+    for i in range(count):
+        cells = [_cell(f"seq-{j}", 1.0 + i, 0.9 + i, 1.1 + i) for j in range(20)]
+        store.append(path, _run(f"{tag}{i}", f"2026-01-01T00:00:{i:02d}Z"), cells)
+
+
+def test_two_processes_append_at_once(tmp_path: Path) -> None:
+    """Two campaigns finishing at the same time: every run of both is kept whole."""
+    path = str(tmp_path / "h.sqlite")
+    ctx = multiprocessing.get_context("spawn")
+    procs = [
+        ctx.Process(target=_append_many, args=(path, tag, 25)) for tag in ("a", "b")
+    ]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+        assert p.exitcode == 0
+    frame = store.read(path)
+    assert frame["run_id"].nunique() == 50
+    assert (frame.groupby("run_id").size() == 20).all()
+
+
+# ------------------------------------------------------------------ regressions
+
+
+def _est(v: float, lo: float, hi: float) -> stats.Estimate:
+    return stats.Estimate(v, lo, hi, 0.95, 6)
+
+
+def test_verdicts_through_the_intervals() -> None:
+    old = _est(1.0, 0.9, 1.1)
+    assert regress.verdict(_est(1.05, 1.0, 1.2), old) == regress.NO_CHANGE
+    assert regress.verdict(_est(1.3, 1.11, 1.5), old) == regress.REGRESSION
+    assert regress.verdict(_est(0.7, 0.6, 0.89), old) == regress.IMPROVEMENT
+    # touching intervals overlap: no change
+    assert regress.verdict(_est(1.2, 1.1, 1.3), old) == regress.NO_CHANGE
+
+
+def _frame(runs_cells: list[tuple[dict, list[dict]]]) -> pd.DataFrame:
+    rows = [{**run, **cell} for run, cells in runs_cells for cell in cells]
+    return pd.DataFrame(rows)
+
+
+def test_latest_run_against_the_previous_one_with_factor_interval() -> None:
+    frame = _frame(
+        [
+            (_run("r1", "2026-01-01", "rev1"), [_cell("seq-a", 9.0, 8.0, 10.0)]),
+            (
+                _run("r2", "2026-01-02", "rev2"),
+                [
+                    _cell("seq-a", 1.0, 0.9, 1.1),
+                    _cell("omp-a", 1.0, 0.9, 1.1),
+                ],
+            ),
+            (
+                _run("r3", "2026-01-03", "rev3"),
+                [
+                    _cell("seq-a", 2.0, 1.8, 2.2),  # vs r2 (the previous), not r1
+                    _cell("omp-a", 1.05, 0.95, 1.15),
+                    _cell("mpi-a", 1.0, 0.9, 1.1),
+                ],
+            ),
+        ]
+    )
+    rows = {r["point"]: r for r in regress.regressions(frame)}
+    seq = rows["seq-a"]
+    assert seq["verdict"] == regress.REGRESSION
+    assert seq["baseline_run_id"] == "r2" and seq["baseline_git_rev"] == "rev2"
+    assert seq["factor"] == pytest.approx(2.0)
+    assert seq["factor_low"] == pytest.approx(1.8 / 1.1)
+    assert seq["factor_high"] == pytest.approx(2.2 / 0.9)
+    assert rows["omp-a"]["verdict"] == regress.NO_CHANGE
+    assert rows["omp-a"]["factor_low"] < 1 < rows["omp-a"]["factor_high"]
+    assert rows["mpi-a"]["verdict"] == regress.NA
+    assert rows["mpi-a"]["note"] == "no earlier run on machine m1"
+    lines = regress.regressed_lines(list(rows.values()))
+    assert len(lines) == 1 and lines[0].startswith(
+        "seq-a on m1: 2x slower [1.64..2.44]"
+    )
+
+
+def test_improvement_and_failed_cells() -> None:
+    frame = _frame(
+        [
+            (
+                _run("r1", "t1"),
+                [_cell("seq-a", 2.0, 1.9, 2.1), _cell("omp-a", 1.0, 0.9, 1.1)],
+            ),
+            (
+                _run("r2", "t2"),
+                [
+                    _cell("seq-a", 1.0, 0.95, 1.05),
+                    _cell("omp-a", None, None, None, status="failed"),
+                ],
+            ),
+        ]
+    )
+    rows = {r["point"]: r for r in regress.regressions(frame)}
+    assert rows["seq-a"]["verdict"] == regress.IMPROVEMENT
+    assert rows["seq-a"]["factor_high"] == pytest.approx(1.05 / 1.9)
+    assert rows["omp-a"]["verdict"] == regress.NA
+    assert rows["omp-a"]["note"] == "failed in this run"
+
+
+def test_machines_are_kept_apart_unless_asked() -> None:
+    fast = _cell("seq-a", 1.0, 0.9, 1.1, machine="fast")
+    slow = _cell("seq-a", 3.0, 2.8, 3.2, machine="slow")
+    frame = _frame([(_run("r1", "t1"), [fast]), (_run("r2", "t2"), [slow])])
+    (apart,) = regress.regressions(frame)
+    assert apart["verdict"] == regress.NA
+    assert apart["note"] == "no earlier run on machine slow"
+    (together,) = regress.regressions(frame, compare_machines=True)
+    assert together["verdict"] == regress.REGRESSION
+    assert together["baseline_machine"] == "fast"
+    # a later run on the fast machine is compared with the fast one only
+    later = _cell("seq-a", 1.0, 0.92, 1.08, machine="fast")
+    frame = _frame(
+        [
+            (_run("r1", "t1"), [fast]),
+            (_run("r2", "t2"), [slow]),
+            (_run("r3", "t3"), [later]),
+        ]
+    )
+    (row,) = regress.regressions(frame)
+    assert row["verdict"] == regress.NO_CHANGE and row["baseline_run_id"] == "r1"
+
+
+# ------------------------------------------------------------------ campaign directories
+
+
+def _campaign_dir(path: Path, scale: float = 1.0, host: str = "box") -> Path:
+    """A finished campaign's summary and measurements, made by ciphersweep.stats."""
+    path.mkdir(parents=True)
+    rows, meas = [], []
+    for point, base in (
+        ("seq-ttable-ctr-enc-1KiB-r1-t1", 1e-3),
+        ("openssl-aes-128-ctr-enc-1KiB-r1-t1", 1e-4),
+    ):
+        times = [base * scale * (1 + 0.01 * i) for i in range(6)]
+        backend = point.split("-")[0]
+        row = {
+            "point": point,
+            "backend": backend,
+            "cfg_impl": "ttable" if backend == "seq" else "evp",
+            "mode": "ctr",
+            "op": "encrypt",
+            "cipher": "aes-128-ctr",
+            "input_name": "1KiB",
+            "size_label": "1KiB",
+            "bytes": 1024,
+            "ranks": 1,
+            "threads": 1,
+            "gpus": 0,
+            "status": "ok",
+            "n": 6,
+            "host": host,
+            "git_rev": "0123456789abcdef",
+            **stats.summarize(times, "t_total", list(range(6))),
+        }
+        rows.append(row)
+        meas += [
+            {
+                "campaign": "c",
+                "point": point,
+                "t_total": t,
+                "cpu_model": "Some CPU",
+                "cflags": "-O3",
+                "timestamp": f"2026-01-0{int(scale)}T00:00:0{i}Z",
+            }
+            for i, t in enumerate(times)
+        ]
+    pd.DataFrame(rows).to_csv(path / "summary.csv", index=False)
+    pd.DataFrame(meas).to_parquet(path / "measurements.parquet")
+    return path
+
+
+def test_campaign_dir_as_a_run(tmp_path: Path) -> None:
+    d = _campaign_dir(tmp_path / "c")
+    run = runs.from_campaign(d, build_digests={"": "sha256:b"}, git_dirty=True)
+    assert run.info["campaign"] == "c" and run.info["git_dirty"] == 1
+    assert run.info["run_time"] == "2026-01-01T00:00:05Z"
+    seq = next(c for c in run.cells if c["backend"] == "seq")
+    est = stats.median_ci([1e-3 * (1 + 0.01 * i) for i in range(6)])
+    assert (seq["estimate"], seq["ci_low"], seq["ci_high"]) == pytest.approx(
+        (est.value, est.low, est.high)
+    )
+    assert seq["machine"] == "box" and seq["cpu_model"] == "Some CPU"
+    assert seq["build_digest"] == "sha256:b" and seq["variant"] == ""
+    # another machine name: another run id; the same one: the same id
+    assert runs.from_campaign(d, machine="other").run_id != run.run_id
+    assert runs.from_campaign(d).run_id == run.run_id
+
+
+def test_variant_from_point_id() -> None:
+    assert runs.variant_of("seq-ttable-ctr-enc-1KiB-r1-t1-vO2") == "O2"
+    assert runs.variant_of("cuda-gpu-lanes-ctr-enc-1KiB-r1-t1-g1-b256-s4-vO0") == "O0"
+    assert runs.variant_of("seq-ttable-ctr-enc-1KiB-r1-t1") == ""
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ciphersweep.history", *args],
+        cwd=cwd,
+        env={"PYTHONPATH": str(ROOT / "workflow"), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_import_and_export(tmp_path: Path) -> None:
+    a = _campaign_dir(tmp_path / "a", 1.0)
+    b = _campaign_dir(tmp_path / "b", 2.0)
+    st = tmp_path / "h.sqlite"
+    imp = _cli("import", str(a), str(b), "--store", str(st), cwd=tmp_path)
+    assert imp.returncode == 0, imp.stderr
+    assert imp.stdout.count("added") == 2
+    again = _cli("import", str(a), "--store", str(st), cwd=tmp_path)
+    assert "already in the store" in again.stdout
+    other = _cli("import", str(a), "--store", str(st), "--machine", "m2", cwd=tmp_path)
+    assert other.returncode == 0 and "added" in other.stdout
+    out = tmp_path / "export.csv"
+    exp = _cli("export", "--store", str(st), "-o", str(out), cwd=tmp_path)
+    assert exp.returncode == 0, exp.stderr
+    frame = pd.read_csv(out)
+    assert len(frame) == 6 and frame["run_id"].nunique() == 3
+    assert sorted(frame["machine"].unique()) == ["box", "m2"]
+    # b (twice a's times, the latest run) against a on the same machine, never
+    # against the copy of a filed under m2
+    rows = regress.regressions(store.read(st))
+    assert [r["verdict"] for r in rows] == [regress.REGRESSION] * 2
+    assert {(r["machine"], r["baseline_machine"]) for r in rows} == {("box", "box")}
+    assert all(r["factor"] == pytest.approx(2.0) for r in rows)
+
+
+def test_cli_mistakes_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    bad = _cli("import", str(tmp_path / "empty"), cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().count("\n") == 0 and "no summary.csv" in bad.stderr
+    none = _cli("export", "--store", str(tmp_path / "none.sqlite"), cwd=tmp_path)
+    assert none.returncode == 2 and "--store" in none.stderr
+    assert "Traceback" not in bad.stderr + none.stderr
+
+
+# ------------------------------------------------------------------ outputs
+
+
+def test_tables_and_trend_plot(tmp_path: Path) -> None:
+    fast = _cell("seq-a", 1.0, 0.9, 1.1)
+    frame = _frame(
+        [
+            (_run("r1", "t1", "aaaaaaaaaa"), [fast, _cell("mpi-b", 1, 0.9, 1.1)]),
+            (
+                _run("r2", "t2", "bbbbbbbbbb"),
+                [_cell("seq-a", 2, 1.9, 2.1, machine="m2")],
+            ),
+        ]
+    )
+    hist = outputs.history_frame(frame)
+    assert list(hist["run"]) == [1, 1, 2]
+    table = outputs.history_table(frame)
+    assert table.columns == ["1 aaaaaaa", "2 bbbbbbb"]
+    assert table.intervals[("seq-a @ m1", "1 aaaaaaa")] == (0.9, 1.1)
+    fig = trends.plot(frame)
+    assert [ax.get_title() for ax in fig.axes] == ["mpi", "seq"]
+    labels = [t.get_text() for t in fig.axes[1].get_xticklabels()]
+    assert labels == ["1\naaaaaaa", "2\nbbbbbbb"]
+    # a build that differs between runs is named under the revision
+    frame["build_digest"] = ["sha256:111111aa", "sha256:111111aa", "sha256:222222bb"]
+    assert trends.run_labels(frame) == [
+        "1\naaaaaaa\nbuild 111111",
+        "2\nbbbbbbb\nbuild 222222",
+    ]
+    # machines: two series in the seq panel, never one line
+    assert len(fig.axes[1].get_legend().get_texts()) == 2
+    paths = [tmp_path / f"t.{ext}" for ext in trends.FORMATS]
+    trends.write(frame, paths)
+    assert paths[0].read_bytes()[:4] == b"\x89PNG"
+    assert b"%PDF" in paths[1].read_bytes()[:8]
+
+
+# ------------------------------------------------------------------ config
+
+
+def test_history_config_defaults_and_mistakes() -> None:
+    base = {
+        "campaign": "c",
+        "sizes": ["1KiB"],
+        "backends": {"seq": {"impls": ["ttable"]}},
+    }
+    cfg = config.validate(base, root=ROOT)
+    assert cfg["history"] == {
+        "enabled": True,
+        "path": "results/history.sqlite",
+        "fail_on_regression": False,
+        "compare_machines": False,
+        "machine": None,
+    }
+    for bad, key in (
+        ({"path": "results/h.csv"}, "history.path"),
+        ({"fail_on_regression": "yes"}, "history.fail_on_regression"),
+        ({"machine": "a b"}, "history.machine"),
+        ({"window": 3}, "history"),
+    ):
+        with pytest.raises(config.ConfigError) as exc:
+            config.validate({**base, "history": bad}, root=ROOT)
+        line = config.format_error(exc.value)
+        assert key in line and "\n" not in line, line

@@ -1,0 +1,190 @@
+"""The results history through the workflow: a reduced default campaign run twice as
+it is flags nothing; run again with its kernels built at -O0 (build.cmake_args) it
+flags the seq/omp/mpi cells as regressions and leaves the OpenSSL cells unchanged (the
+gate fails the run with one line per cell and keeps every result); the same results
+filed under two machine names are never compared unless asked.
+
+The native cells use the ``ref`` implementation: plain C whose speed the optimiser
+decides (about 8x slower at -O0 here), where ``ttable`` loses only about 2x and the
+intrinsics implementations (aesni, vaes) little."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from ciphersweep.history import outputs
+from ciphersweep.history import store as hstore
+from support import KERNELS, ROOT, base_config, run_snakemake
+
+CAMPAIGN = "hist"
+NATIVE = {
+    "seq-ref-ctr-enc-256KiB-r1-t1",
+    "omp-ref-ctr-enc-256KiB-r1-t2",
+    "mpi-ref-ctr-enc-256KiB-r2-t1",
+}
+OPENSSL = "openssl-aes-128-ctr-enc-256KiB-r1-t1"
+
+
+def _cfg(store: Path, **over: Any) -> dict[str, Any]:
+    cfg = base_config(
+        campaign=CAMPAIGN,
+        sizes=["256KiB"],
+        reps=3,
+        warmup=1,
+        processes=6,  # the interval comes from 6 process medians
+        backends={
+            "seq": {"impls": ["ref"]},
+            "omp": {"impls": ["ref"], "threads": [2]},
+            "mpi": {"impls": ["ref"], "ranks": [2]},
+            "openssl": {"ciphers": ["aes-128-ctr"]},
+        },
+        build={"dir": str(KERNELS)},
+        platform={"energy": "none"},
+        history={"path": str(store)},
+    )
+    cfg.update(over)
+    return cfg
+
+
+def _regressions(work: Path) -> dict[str, dict[str, Any]]:
+    path = work / "results" / CAMPAIGN / "tables" / "regressions.csv"
+    return {r["point"]: r for r in outputs.read_regressions(path)}
+
+
+def _runs(store: Path) -> int:
+    return len(hstore.runs(store))
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Three runs into one store: as built (a), the same again (b), at -O0 (c)."""
+    for b in ("aes-seq", "aes-omp", "aes-mpi", "aes-openssl"):
+        if not (KERNELS / b).exists():
+            pytest.fail(
+                f"kernels not built (run scripts/build-kernels.sh build/kernels): {b}"
+            )
+    tmp = tmp_path_factory.mktemp("history")
+    store = tmp / "store" / "history.sqlite"
+    out: dict[str, Any] = {"tmp": tmp, "store": store}
+    for name in ("a", "b"):
+        proc = run_snakemake(tmp / name, _cfg(store), timeout=600)
+        assert proc.returncode == 0, proc.stderr[-4000:]
+        out[name] = _regressions(tmp / name)
+    slow = _cfg(
+        store,
+        build={"dir": str(tmp / "kernels-O0"), "cmake_args": ["-DCMAKE_C_FLAGS=-O0"]},
+        history={"path": str(store), "fail_on_regression": True},
+    )
+    out["c_proc"] = run_snakemake(tmp / "c", slow, timeout=900)
+    out["c"] = _regressions(tmp / "c")
+    return out
+
+
+def test_first_run_has_nothing_to_compare(history: dict[str, Any]) -> None:
+    rows = history["a"]
+    assert set(rows) == NATIVE | {OPENSSL}
+    assert {r["verdict"] for r in rows.values()} == {"n/a"}
+    assert all(r["note"].startswith("no earlier run on machine") for r in rows.values())
+
+
+def test_identical_runs_flag_nothing(history: dict[str, Any]) -> None:
+    rows = history["b"]
+    assert {r["verdict"] for r in rows.values()} == {"no change"}, rows
+    for r in rows.values():
+        assert r["factor_low"] <= 1 <= r["factor_high"]
+
+
+def test_O0_build_regresses_native_cells_and_not_openssl(
+    history: dict[str, Any],
+) -> None:
+    rows, proc = history["c"], history["c_proc"]
+    for pid in NATIVE:
+        assert rows[pid]["verdict"] == "regression", rows[pid]
+        assert rows[pid]["factor_low"] > 1
+        assert rows[pid]["ci_low"] > rows[pid]["baseline_ci_high"]
+    assert rows[OPENSSL]["verdict"] == "no change", rows[OPENSSL]
+    # the gate: the run fails with one line per regressed cell, after every output
+    assert proc.returncode != 0
+    err = proc.stdout + proc.stderr
+    assert "3 cell(s) regressed against the history store" in err, err[-3000:]
+    for pid in NATIVE:
+        assert sum(line.startswith(f"{pid} on ") for line in err.splitlines()) == 1
+    assert f"{OPENSSL} on " not in err
+    res = history["tmp"] / "c" / "results" / CAMPAIGN
+    html = (res / "report.html").read_text()
+    assert "id='history'" in html and "history_trend.png" in html
+    for ext in ("png", "pdf", "svg"):
+        assert (res / "plots" / f"history_trend.{ext}").stat().st_size > 0
+    assert not (res / "history" / "regressions.ok").exists()
+    hist = pd.read_csv(res / "tables" / "history.csv")
+    assert sorted(hist["run"].unique()) == [1, 2, 3]
+    cflags = hist[hist.backend == "seq"].sort_values("run")["cflags"].tolist()
+    assert "-O0" in cflags[-1] and "-O0" not in cflags[0]
+    digests = hist[hist.backend == "seq"].sort_values("run")["build_digest"].tolist()
+    assert digests[0] == digests[1] != digests[2]
+
+
+def test_append_is_idempotent_and_parsing_leaves_the_store(
+    history: dict[str, Any],
+) -> None:
+    store, work = history["store"], history["tmp"] / "b"
+    before = store.read_bytes()
+    assert _runs(store) == 3
+    dry = run_snakemake(work, _cfg(store), "-n", timeout=300)
+    assert dry.returncode == 0 and "Nothing to be done" in dry.stdout + dry.stderr
+    assert store.read_bytes() == before  # a dry run never opens the store
+    again = run_snakemake(
+        work, _cfg(store), "--forcerun", "history_append", timeout=300
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    marker = (work / "results" / CAMPAIGN / "history" / "appended.json").read_text()
+    assert '"added": false' in marker
+    assert _runs(store) == 3
+
+
+def test_two_machines_are_kept_apart(history: dict[str, Any]) -> None:
+    """The as-built (a) and -O0 (c) results filed under two machine names: c's cells
+    are not compared with a's unless history.compare_machines is set."""
+    tmp = history["tmp"]
+    two = tmp / "two.sqlite"
+    for d, machine in (("a", "fastbox"), ("c", "otherbox")):
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ciphersweep.history",
+                "import",
+                str(tmp / d / "results" / CAMPAIGN),
+                "--store",
+                str(two),
+                "--machine",
+                machine,
+            ],
+            env={"PYTHONPATH": str(ROOT / "workflow"), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+    work = tmp / "c"
+    for together, want in ((False, {"n/a"}), (True, {"regression", "no change"})):
+        cfg = _cfg(
+            two,
+            history={"path": str(two), "enabled": False, "compare_machines": together},
+        )
+        proc = run_snakemake(work, cfg, "history", "--forcerun", "history", timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        rows = _regressions(work)
+        assert {r["verdict"] for r in rows.values()} == want
+        assert {r["machine"] for r in rows.values()} == {"otherbox"}
+        if together:
+            assert rows[OPENSSL]["verdict"] == "no change"
+            assert all(rows[p]["baseline_machine"] == "fastbox" for p in NATIVE)
+        else:
+            assert all("on machine otherbox" in r["note"] for r in rows.values())

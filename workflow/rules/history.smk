@@ -1,0 +1,73 @@
+# The results history (ciphersweep.history): a finished campaign appends its cells to
+# the store (history.path; opt out with history.enabled: false), and the `history`
+# target writes the campaign's runs, the latest run's regressions and trend plots.
+# Nothing here reads or writes the store while the workflow is parsed.
+localrules:
+    history,
+    history_check,
+
+
+if HISTORY["enabled"]:
+
+    localrules:
+        history_append,
+
+    rule history_append:
+        input:
+            summary=f"{RES}/summary.csv",
+            measurements=f"{RES}/measurements.parquet",
+        output:
+            HISTORY_MARKER,
+        log:
+            f"{RES}/logs/history_append.log",
+        params:
+            store=HISTORY["path"],
+            kernels=KERNEL_DIGESTS,
+        run:
+            cs_history.append_campaign(
+                CFG, RES, output[0], params.kernels, PROJECT, log[0]
+            )
+
+
+rule history:
+    input:
+        HISTORY_MARKER if HISTORY["enabled"] else f"{RES}/summary.csv",
+    output:
+        **{
+            k: (
+                report(update(f), caption="../report/history.rst", category="History")
+                if k == "regressions_csv"
+                else update(f)
+            )
+            for k, f in HISTORY_TABLES.items()
+        },
+        plots=[
+            (
+                report(update(f), caption="../report/history.rst", category="History")
+                if f.endswith(".png")
+                else update(f)
+            )
+            for f in HISTORY_PLOTS
+        ],
+    log:
+        f"{RES}/logs/history.log",
+    params:
+        compare_machines=HISTORY["compare_machines"],
+    run:
+        cs_history.write_history(CFG, output, log[0])
+
+
+# A cell slower than before beyond both intervals fails the run here, after every
+# table, plot and the report are written (history.fail_on_regression: true, or this
+# rule named as a target on the command line).
+rule history_check:
+    input:
+        regressions=HISTORY_TABLES["regressions_csv"],
+        tables=table_files(),
+        report=REPORT,
+    output:
+        touch(HISTORY_CHECK),
+    log:
+        f"{RES}/logs/history_check.log",
+    run:
+        fail_on_regressions(input.regressions)
