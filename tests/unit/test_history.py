@@ -131,6 +131,18 @@ def test_verdicts_through_the_intervals() -> None:
     assert regress.verdict(_est(1.2, 1.1, 1.3), old) == regress.NO_CHANGE
 
 
+def test_min_change_keeps_drift_between_runs_out() -> None:
+    """Disjoint intervals closer than history.min_change are drift, not a change; a
+    step beyond it is still found in both directions."""
+    old = _est(1.0, 0.99, 1.01)
+    drift_up, drift_down = _est(1.05, 1.04, 1.06), _est(0.95, 0.94, 0.96)
+    assert regress.verdict(drift_up, old) == regress.REGRESSION
+    assert regress.verdict(drift_up, old, 0.1) == regress.NO_CHANGE
+    assert regress.verdict(drift_down, old, 0.1) == regress.NO_CHANGE
+    assert regress.verdict(_est(1.2, 1.15, 1.25), old, 0.1) == regress.REGRESSION
+    assert regress.verdict(_est(0.8, 0.75, 0.85), old, 0.1) == regress.IMPROVEMENT
+
+
 def _frame(runs_cells: list[tuple[dict, list[dict]]]) -> pd.DataFrame:
     rows = [{**run, **cell} for run, cells in runs_cells for cell in cells]
     return pd.DataFrame(rows)

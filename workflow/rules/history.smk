@@ -53,6 +53,7 @@ rule history:
         f"{RES}/logs/history.log",
     params:
         compare_machines=HISTORY["compare_machines"],
+        min_change=HISTORY["min_change"],
     run:
         cs_history.write_history(CFG, output, log[0])
 

@@ -192,8 +192,12 @@ def write_history(
     import pandas as pd
 
     frame = store.read(store_path(cfg), campaign=str(cfg["campaign"]))
-    machines = bool(cfg.get("history", {}).get("compare_machines", False))
-    rows = regress.regressions(frame, compare_machines=machines)
+    hist = cfg.get("history", {})
+    rows = regress.regressions(
+        frame,
+        compare_machines=bool(hist.get("compare_machines", False)),
+        min_change=float(hist.get("min_change", 0.0)),
+    )
     outs = [output.history_csv, output.history_md, output.history_tex]
     outs += [output.regressions_csv, output.regressions_md, output.regressions_tex]
     with replacing(outs) as tmp:

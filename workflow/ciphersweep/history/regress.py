@@ -86,11 +86,17 @@ def estimate(cell: Mapping[str, Any]) -> stats.Estimate | None:
     return stats.Estimate(value, low, high, level or 0.0, int(n or 0))  # type: ignore[arg-type]
 
 
-def verdict(new: stats.Estimate, old: stats.Estimate) -> str:
-    """``regression``, ``improvement`` or ``no change`` from the two intervals."""
-    if new.low > old.high:
+def verdict(new: stats.Estimate, old: stats.Estimate, min_change: float = 0.0) -> str:
+    """``regression``, ``improvement`` or ``no change`` from the two intervals.
+
+    ``min_change`` (``history.min_change``) widens the band of "no change" to a
+    relative drift between runs on the same machine that no single run's interval
+    covers (clock and load state from one minute to the next): a regression's factor
+    interval must lie entirely above ``1 + min_change``, an improvement's entirely
+    below ``1 / (1 + min_change)``."""
+    if new.low > old.high * (1.0 + min_change):
         return REGRESSION
-    if new.high < old.low:
+    if new.high * (1.0 + min_change) < old.low:
         return IMPROVEMENT
     return NO_CHANGE
 
@@ -131,7 +137,10 @@ def _baseline(
 
 
 def compare_cell(
-    cell: Mapping[str, Any], old: Mapping[str, Any] | None, why: str
+    cell: Mapping[str, Any],
+    old: Mapping[str, Any] | None,
+    why: str,
+    min_change: float = 0.0,
 ) -> dict[str, Any]:
     """One row of regressions.csv: the cell, its baseline, the factor and verdict."""
     row: dict[str, Any] = {c: cell.get(c) for c in COLUMNS if c in cell}
@@ -163,7 +172,7 @@ def compare_cell(
         row["verdict"], row["note"] = NA, why or "no earlier value above 0"
         return row
     row.update(
-        factor=q.value, factor_low=q.low, factor_high=q.high, verdict=verdict(new, base)
+        factor=q.value, factor_low=q.low, factor_high=q.high, verdict=verdict(new, base, min_change)
     )
     row["note"] = "" if row["verdict"] == NO_CHANGE else _note(row)
     return row
@@ -177,7 +186,7 @@ def _note(row: Mapping[str, Any]) -> str:
 
 
 def regressions(
-    frame: pd.DataFrame, compare_machines: bool = False
+    frame: pd.DataFrame, compare_machines: bool = False, min_change: float = 0.0
 ) -> list[dict[str, Any]]:
     """One row per cell of the latest run of ``frame`` (one campaign's history)."""
     order = run_order(frame)
@@ -190,7 +199,7 @@ def regressions(
     out = []
     for cell in by_run[order[-1]]:
         old, why = _baseline(cell, earlier, compare_machines)
-        out.append(compare_cell(cell, old, why))
+        out.append(compare_cell(cell, old, why, min_change))
     return out
 
 
