@@ -402,12 +402,14 @@ def test_history_config_defaults_and_mistakes() -> None:
         "enabled": True,
         "path": "results/history.sqlite",
         "fail_on_regression": False,
+        "min_change": 0.1,
         "compare_machines": False,
         "machine": None,
     }
     for bad, key in (
         ({"path": "results/h.csv"}, "history.path"),
         ({"fail_on_regression": "yes"}, "history.fail_on_regression"),
+        ({"min_change": -0.1}, "history.min_change"),
         ({"machine": "a b"}, "history.machine"),
         ({"window": 3}, "history"),
     ):
