@@ -5,6 +5,9 @@
 
 #include "aead.h"
 #include "aead_run.h"
+#include "dataset.h"
+#include "evp.h"
+#include "prov.h"
 
 int cs_aead_run_cipher(const char *cipher) { return cs_aead_cipher_known(cipher); }
 
