@@ -323,8 +323,8 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
     }
 }
 
-/* How it runs: --output, --json, --reps, --warmup, --threads, --block-threads, --device,
- * --streams, --chunk, --energy, --inject-fault. */
+/* How often and where to: --output, --json, --reps, --warmup, --batch, --target-ci,
+ * --max-reps, --max-seconds. */
 static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
     switch (c) {
@@ -360,6 +360,16 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
             return fail(err, n, "--max-seconds: '%s' is not a number in (0, 86400]", a);
         o->calib_given = 1;
         return OPT_OK;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+/* Where it runs and with what: --threads, --block-threads, --device, --streams, --chunk,
+ * --energy, --inject-fault. */
+static int opt_place(int c, const char *a, cs_opts *o, char *err, size_t n)
+{
+    switch (c) {
     case O_THREADS:
         if (parse_int(a, 1, CS_MAX_THREADS, &o->threads) != 0)
             return fail(err, n, "--threads: '%s' is not an integer in 1..%d", a, CS_MAX_THREADS);
@@ -461,6 +471,8 @@ int cs_parse_options(int argc, char **argv, const cs_prog_info *be, cs_opts *o, 
             rc = opt_data(c, optarg, o, err, sizeof err);
         if (rc == OPT_NOT_MINE)
             rc = opt_run(c, optarg, o, err, sizeof err);
+        if (rc == OPT_NOT_MINE)
+            rc = opt_place(c, optarg, o, err, sizeof err);
         if (rc != OPT_OK)
             return bad(be, quiet, rc == OPT_BAD ? err : "unhandled option (see --help)");
     }

@@ -9,14 +9,10 @@
 #include "prov.h"
 #include "record.h"
 
-void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
-                   const cs_timings *t, const cs_energy_reading *e, double user, double sys,
-                   double wall)
+/* What ran, on what, and how often: the cipher, impl, sizes, shape and repetition. */
+static void record_what(const cs_run *r, cs_buf *b, int rep, int batch)
 {
     const cs_opts *o = &r->o;
-    char ts[64];
-    cs_timestamp(ts, sizeof ts);
-    cs_json_begin(b);
     cs_json_int(b, "schema", 1);
     cs_json_str(b, "status", "ok");
     cs_json_str(b, "backend", r->be->name);
@@ -46,6 +42,11 @@ void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
     else
         cs_json_int(b, "seed", (long long)o->seed);
     cs_json_str(b, "input", o->input);
+}
+
+/* The timings of the repetition and how its output was verified. */
+static void record_timings(const cs_run *r, cs_buf *b, const cs_timings *t)
+{
     cs_json_num(b, "t_total", t->t_total);
     cs_json_num(b, "t_compute", t->t_compute);
     cs_json_num(b, "t_keyexp", t->t_keyexp);
@@ -61,6 +62,12 @@ void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
         cs_json_int(b, "ad_bytes", (long long)r->ad_len);
     else
         cs_json_null(b, "ad_bytes");
+}
+
+/* CPU time and the share of the cores used. */
+static void record_cpu(const cs_run *r, cs_buf *b, const cs_timings *t, double user, double sys,
+                       double wall)
+{
     cs_json_num(b, "cpu_user_s", user);
     cs_json_num(b, "cpu_sys_s", sys);
     cs_json_int(b, "cores_used", r->cores_used);
@@ -68,6 +75,11 @@ void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
      * that the record alone reproduces the value) times the cores used */
     const double span = (isfinite(t->t_total) && t->t_total > 0) ? t->t_total : wall;
     cs_json_num(b, "cpu_util", span > 0 ? (user + sys) / (span * r->cores_used) : NAN);
+}
+
+/* Energy of the timed region, with its source, scope and note. */
+static void record_energy(cs_buf *b, const cs_energy_reading *e)
+{
     cs_json_num(b, "joules", e->joules);
     cs_json_num(b, "joules_pkg", e->joules_pkg);
     cs_json_num(b, "joules_core", e->joules_core);
@@ -83,6 +95,11 @@ void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
     else
         cs_json_null(b, "energy_nodes");
     cs_json_str(b, "energy_note", e->note[0] ? e->note : NULL);
+}
+
+/* Where and with what it was built and run. */
+static void record_provenance(const cs_run *r, const cs_prov *p, cs_buf *b, const char *ts)
+{
     cs_json_str(b, "host", p->host);
     cs_json_str(b, "cpu_model", p->cpu_model[0] ? p->cpu_model : NULL);
     cs_json_int(b, "cpu_cores", p->cpu_cores);
@@ -97,6 +114,20 @@ void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
     cs_json_str(b, "slurm_nodelist", getenv("SLURM_JOB_NODELIST"));
     if (r->be->record_fields)
         r->be->record_fields(r, b);
+}
+
+void cs_record(const cs_run *r, const cs_prov *p, cs_buf *b, int rep, int batch,
+               const cs_timings *t, const cs_energy_reading *e, double user, double sys,
+               double wall)
+{
+    char ts[64];
+    cs_timestamp(ts, sizeof ts);
+    cs_json_begin(b);
+    record_what(r, b, rep, batch);
+    record_timings(r, b, t);
+    record_cpu(r, b, t, user, sys, wall);
+    record_energy(b, e);
+    record_provenance(r, p, b, ts);
     cs_json_end(b);
 }
 

@@ -27,10 +27,10 @@ static const char *evp_mode_name(int mode)
     }
 }
 
-int cs_resolve_cipher(cs_run *r, void **evp)
+/* The cipher's name, lower case (default aes-128-<mode>). */
+static void cipher_name(cs_run *r)
 {
     const cs_opts *o = &r->o;
-    char err[512];
     if (o->cipher)
         snprintf(r->cipher, sizeof r->cipher, "%s", o->cipher);
     else
@@ -38,8 +38,13 @@ int cs_resolve_cipher(cs_run *r, void **evp)
     for (char *p = r->cipher; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
             *p = (char)(*p - 'A' + 'a');
-    if (!(r->be->flags & CS_BE_EVP) && cs_aead_run_cipher(r->cipher))
-        return cs_aead_resolve(r, evp);
+}
+
+/* Ascon and --ad belong to the AEAD path; a backend other than aes-openssl takes
+ * aes-128|192|256-ecb|ctr. */
+static int check_name(cs_run *r)
+{
+    const cs_opts *o = &r->o;
     if (strcmp(r->cipher, "ascon-aead128") == 0) {
         cs_error(r, "--cipher ascon-aead128: OpenSSL has no Ascon; the project's impls run on aes-seq");
         return CS_EXIT_USAGE;
@@ -66,6 +71,13 @@ int cs_resolve_cipher(cs_run *r, void **evp)
         r->o.mode = cm;
         r->key_bytes = bits / 8;
     }
+    return 0;
+}
+
+/* The EVP cipher, its mode and its default key and IV lengths. */
+static int fetch_cipher(cs_run *r, void **evp)
+{
+    char err[512];
     const int rc = cs_evp_fetch(r->cipher, evp, err, sizeof err);
     if (rc) {
         cs_error(r, "%s", err);
@@ -81,6 +93,13 @@ int cs_resolve_cipher(cs_run *r, void **evp)
     snprintf(r->mode_name, sizeof r->mode_name, "%s", evp_mode_name(mode));
     r->key_len = EVP_CIPHER_get_key_length(c);
     r->iv_len = EVP_CIPHER_get_iv_length(c);
+    return 0;
+}
+
+/* --key-bits, and the longest key and IV the run holds. */
+static int key_length(cs_run *r, const EVP_CIPHER *c)
+{
+    const cs_opts *o = &r->o;
     if (o->key_bits) {
         if (o->key_bits != 8 * r->key_len && !cs_evp_key_length_ok(c, o->key_bits / 8)) {
             cs_error(r, "--key-bits: OpenSSL refuses a %d-bit key for %s (its default: %d)",
@@ -93,6 +112,13 @@ int cs_resolve_cipher(cs_run *r, void **evp)
         cs_error(r, "--cipher: %s has a key or IV longer than this benchmark supports", r->cipher);
         return CS_EXIT_USAGE;
     }
+    return 0;
+}
+
+/* --key and --iv, or their defaults. */
+static int key_and_iv(cs_run *r)
+{
+    const cs_opts *o = &r->o;
     if (o->key_len) {
         if (o->key_len != r->key_len) {
             cs_error(r, "--key: %s needs a %d-byte key (%d hex digits), got %d bytes", r->cipher,
@@ -118,11 +144,32 @@ int cs_resolve_cipher(cs_run *r, void **evp)
                 r->iv[i] = (uint8_t)(0xf0 + i);
         }
     }
+    return 0;
+}
+
+int cs_resolve_cipher(cs_run *r, void **evp)
+{
+    cipher_name(r);
+    if (!(r->be->flags & CS_BE_EVP) && cs_aead_run_cipher(r->cipher))
+        return cs_aead_resolve(r, evp);
+    int rc = check_name(r);
+    if (rc == 0)
+        rc = fetch_cipher(r, evp);
+    if (rc == 0)
+        rc = key_length(r, (const EVP_CIPHER *)*evp);
+    if (rc == 0)
+        rc = key_and_iv(r);
+    if (rc)
+        return rc;
+    const cs_opts *o = &r->o;
+    const EVP_CIPHER *c = (const EVP_CIPHER *)*evp;
+    const int mode = EVP_CIPHER_get_mode(c);
     r->pad = EVP_CIPHER_get_block_size(c) > 1 && (mode == EVP_CIPH_ECB_MODE || mode == EVP_CIPH_CBC_MODE)
              && !o->nopad;
     return 0;
 }
 
+/* --impl for the backends that run the AES core (CS_BE_AES_IMPLS). */
 int cs_resolve_impl(cs_run *r)
 {
     if (r->aead)
