@@ -111,7 +111,7 @@ static int open_streams_and_grids(cs_run *r, cuda_ctx *c, const cudaDeviceProp *
     const int bt = r->o.block_threads;
     for (int k = 0; k < CS_K_KINDS; k++) {
         int per_sm = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c->impl->kernel(k), bt,
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)c->impl->kernels[k], bt,
                                                          c->impl->shared_bytes(k, bt)));
         if (per_sm < 1) {
             cs_error(r, "--block-threads %d: the %s kernel cannot run with that many threads", bt,
@@ -219,11 +219,14 @@ static int make_job(cs_run *r, cuda_job *j, int nr)
     return 0;
 }
 
+/* The grid: sized to the data (grid_to_data: one thread per block, at most 2^31 - 1
+ * thread blocks), else capped at the blocks resident on the whole GPU (grid-stride). */
 static int grid_for(const cuda_ctx *c, int kind, unsigned long long nblocks, int bt)
 {
     const unsigned long long per = (unsigned long long)bt * (unsigned long long)c->impl->blocks_per_thread;
     const unsigned long long want = (nblocks + per - 1) / per;
-    const int g = (int)(want < (unsigned long long)c->grid_cap[kind] ? want : c->grid_cap[kind]);
+    const unsigned long long cap = c->impl->grid_to_data ? 2147483647ull : (unsigned long long)c->grid_cap[kind];
+    const int g = (int)(want < cap ? want : cap);
     return g < 1 ? 1 : g;
 }
 
@@ -233,8 +236,9 @@ static void launch(const cuda_ctx *c, const cs_run *r, cudaStream_t st, unsigned
     const cuda_job *j = &c->job;
     const cs_cuda_work w = {first, nblocks, (unsigned long long)j->n, j->nr, j->padv};
     const int bt = r->o.block_threads;
-    c->impl->launch(j->kind, grid_for(c, j->kind, nblocks, bt), bt, st,
-                    (uint4 *)(c->d_buf + 16 * first), &w);
+    const cs_cuda_kernel_fn kernel = c->impl->kernels[j->kind];
+    kernel<<<grid_for(c, j->kind, nblocks, bt), bt, c->impl->shared_bytes(j->kind, bt), st>>>(
+        (uint4 *)(c->d_buf + 16 * first), w);
 }
 
 /* Serial: copy in, kernel, copy out, each followed by a synchronisation (and, outside
