@@ -56,6 +56,15 @@ int cs_cuda_fail(cs_run *r, const char *what, cudaError_t e)
 
 static size_t round16(size_t n) { return (n + 15) / 16 * 16; }
 
+/* "gpu-lanes|gpu-ttable|gpu-ref|auto" for --help. */
+static void impl_choices(char *buf, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0] && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s|", impls[i]->name);
+    if (len < n) snprintf(buf + len, n - len, "auto");
+}
+
 /* --impl: auto = gpu-lanes. */
 static int choose_impl(cs_run *r, cuda_ctx *c)
 {
@@ -406,6 +415,10 @@ int main(int argc, char **argv)
     be.prog = "aes-cuda";
     be.version = version;
     be.flags = CS_BE_GPU;
+    static char choices[96];
+    impl_choices(choices, sizeof choices);
+    be.impls = choices;
+    be.impls_auto = impls[0]->name;
     be.setup = cuda_setup;
     be.alloc = cuda_alloc;
     be.dealloc = cuda_dealloc;

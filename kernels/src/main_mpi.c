@@ -228,6 +228,8 @@ static const cs_backend mpi_backend = {
     .name = "mpi",
     .prog = "aes-mpi",
     .flags = CS_BE_AES_IMPLS,
+    .help = "Ranks: the processes mpirun or srun starts (e.g. mpirun -np 4 aes-mpi ...); rank 0\n"
+            "holds the data and scatters a contiguous share of whole blocks to every rank.",
     .init = mpi_init,
     .rep = mpi_rep,
     .after_rep = mpi_after_rep,

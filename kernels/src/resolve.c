@@ -181,8 +181,9 @@ int cs_resolve_impl(cs_run *r)
     int missing = 0;
     r->aes = cs_aes_impl_find(r->o.impl, &missing);
     if (!r->aes) {
-        cs_error(r, "--impl: '%s' is not an impl (allowed: ref, ttable, aesni, vaes, auto)",
-                 r->o.impl);
+        char allowed[128];
+        cs_aes_impl_names(allowed, sizeof allowed, ", ");
+        cs_error(r, "--impl: '%s' is not an impl (allowed: %s)", r->o.impl, allowed);
         return CS_EXIT_USAGE;
     }
     if (missing == 2) {

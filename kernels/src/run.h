@@ -70,6 +70,9 @@ struct cs_backend {
     const char *prog;         /* binary name, used in messages: aes-seq ... */
     const char *version;      /* extra line for --version, may be NULL */
     unsigned flags;           /* CS_BE_* */
+    const char *impls;        /* --help: --impl choices when not the AES core's, may be NULL */
+    const char *impls_auto;   /* --help: what --impl auto picks */
+    const char *help;         /* --help: the program's own lines, may be NULL */
     /* Optional, before option parsing: set is_root, energy_reader, ranks (MPI). */
     int (*init)(cs_run *r);
     /* Optional, after parsing and the runner's own checks, before the input is read:

@@ -14,7 +14,8 @@
 static int prepare(cs_run *r, int argc, char **argv, void **evp)
 {
     const cs_backend *be = r->be;
-    const cs_prog_info info = {be->prog, be->version, be->flags};
+    const cs_prog_info info = {be->prog, be->version, be->flags, be->impls, be->impls_auto,
+                               be->help};
     int status = cs_parse_options(argc, argv, &info, &r->o, !r->is_root);
     if (status)
         return status;
