@@ -230,10 +230,12 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
     char why[96];
     switch (c) {
-    case O_SIZE:
-        if (cs_parse_size(a, &o->size) != 0)
-            return fail(err, n, "--size: '%s' is not a size (allowed: N, NKB, NMB, NGB, NKiB, "
-                                "NMiB, NGiB; N >= 1)", a);
+    case O_SIZE: /* 0: the empty message, for the AEADs (SP 800-232, SP 800-38D) */
+        if (strcmp(a, "0") == 0)
+            o->size = 0;
+        else if (cs_parse_size(a, &o->size) != 0)
+            return fail(err, n, "--size: '%s' is not a size (allowed: 0, N, NKB, NMB, NGB, NKiB, "
+                                "NMiB, NGiB; 0 for the AEADs only)", a);
         o->size_given = 1;
         return OPT_OK;
     case O_INPUT:

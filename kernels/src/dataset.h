@@ -9,11 +9,12 @@
 
 #include "run.h"
 
-/* Root: the data set, read from --input or generated (--size, --seed). */
+/* Root: the data set, read from --input or generated (--size, --seed); it may be empty. */
 int cs_load_data(cs_run *r, uint8_t **data, size_t *n);
 /* Default reference: OpenSSL EVP on r->in (root). */
 int cs_reference_evp(cs_run *r);
-/* Root: read or generate the data set, then the timed input and the expected output. */
+/* Root: read or generate the data set (at least 1 byte), then the timed input and the
+ * expected output. */
 int cs_prepare_data(cs_run *r);
 /* --gen-input: write the generated data set and stop (root writes, all agree). */
 int cs_write_generated_input(cs_run *r);

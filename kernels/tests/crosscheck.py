@@ -330,8 +330,8 @@ class Checker:
         r = self.run([seq, "--size", "12XB"])
         self.expect(
             r.stderr.decode().strip()
-            == "aes-seq: --size: '12XB' is not a size (allowed: N, "
-            "NKB, NMB, NGB, NKiB, NMiB, NGiB; N >= 1)",
+            == "aes-seq: --size: '12XB' is not a size (allowed: 0, N, "
+            "NKB, NMB, NGB, NKiB, NMiB, NGiB; 0 for the AEADs only)",
             "exact --size message",
             r.stderr.decode(),
         )
