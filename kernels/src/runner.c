@@ -10,7 +10,30 @@
 #include "resolve.h"
 #include "runner.h"
 
-/* Options, cipher, impl, the backend's setup and the data (every rank agrees). */
+/* Cipher, impl, the backend's setup and the data.  A rank that fails a step (e.g. an
+ * impl its node lacks) does not leave the others waiting: every rank reaches the one
+ * agreement at the end, and the root names a failure it did not see itself. */
+static int resolve_and_load(cs_run *r, void **evp)
+{
+    const cs_backend *be = r->be;
+    int status = cs_resolve_cipher(r, evp);
+    r->evp = *evp;
+    if (status == 0)
+        status = cs_resolve_impl(r);
+    if (status == 0 && be->setup)
+        status = be->setup(r);
+    if (status == 0 && !r->cores_used)
+        r->cores_used = r->threads * r->ranks;
+    if (status == 0 && r->is_root)
+        status = r->aead ? cs_aead_prepare_data(r) : cs_prepare_data(r);
+    const int all = cs_run_agree(r, status);
+    if (all && !status)
+        cs_error(r, "another rank could not set the run up (its own checks failed: e.g. an "
+                    "impl its CPU lacks)");
+    return all;
+}
+
+/* Options (identical on every rank), then the run's set-up (every rank agrees). */
 static int prepare(cs_run *r, int argc, char **argv, void **evp)
 {
     const cs_backend *be = r->be;
@@ -22,17 +45,7 @@ static int prepare(cs_run *r, int argc, char **argv, void **evp)
     r->threads = r->o.threads;
     if (r->o.gen_input)
         return cs_write_generated_input(r) ? CS_EXIT_FAIL : -1;
-    if ((status = cs_resolve_cipher(r, evp)) != 0)
-        return status;
-    r->evp = *evp;
-    if ((status = cs_resolve_impl(r)) != 0)
-        return status;
-    if (be->setup && (status = be->setup(r)) != 0)
-        return status;
-    if (!r->cores_used)
-        r->cores_used = r->threads * r->ranks;
-    status = r->is_root ? (r->aead ? cs_aead_prepare_data(r) : cs_prepare_data(r)) : 0;
-    return cs_run_agree(r, status);
+    return resolve_and_load(r, evp);
 }
 
 int cs_runner_main(int argc, char **argv, const cs_backend *be, void *ctx)
