@@ -25,8 +25,23 @@ GPU_FLAGS = {"--block-threads", "--device", "--streams", "--chunk"}
 OPENSSL_FLAGS = {"--key-bits"}
 AEAD_FLAGS = {"--ad", "ascon-aead128", "aes-128-gcm"}
 MPI_WORDS = {"mpirun", "srun"}
-COMMON = {"--mode", "--op", "--cipher", "--size", "--input", "--seed", "--key", "--iv",
-          "--reps", "--warmup", "--batch", "--target-ci", "--json", "--energy", "auto"}
+COMMON = {
+    "--mode",
+    "--op",
+    "--cipher",
+    "--size",
+    "--input",
+    "--seed",
+    "--key",
+    "--iv",
+    "--reps",
+    "--warmup",
+    "--batch",
+    "--target-ci",
+    "--json",
+    "--energy",
+    "auto",
+}
 
 # what each kernel must name; everything in OTHERS but not here must be absent
 OWN: dict[str, set[str]] = {
@@ -36,7 +51,17 @@ OWN: dict[str, set[str]] = {
     "aes-openssl": EVP | OPENSSL_FLAGS,
     "aes-cuda": GPU | GPU_FLAGS,
 }
-OTHERS = AES | AEAD | GPU | EVP | THREADS | GPU_FLAGS | OPENSSL_FLAGS | AEAD_FLAGS | MPI_WORDS
+OTHERS = (
+    AES
+    | AEAD
+    | GPU
+    | EVP
+    | THREADS
+    | GPU_FLAGS
+    | OPENSSL_FLAGS
+    | AEAD_FLAGS
+    | MPI_WORDS
+)
 # an option of another kernel, with a value, that this kernel must refuse
 REFUSED = {
     "aes-seq": [["--threads", "2"], ["--streams", "2"], ["--key-bits", "128"]],
@@ -53,7 +78,9 @@ def words(text: str) -> set[str]:
 
 
 def check(binary: Path, kernel: str) -> list[str]:
-    out = subprocess.run([str(binary), "--help"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(binary), "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
     problems = [] if out.returncode == 0 else [f"--help exit {out.returncode}"]
     have = words(out.stdout)
     if not out.stdout.startswith(f"usage: {kernel} "):
@@ -63,12 +90,19 @@ def check(binary: Path, kernel: str) -> list[str]:
     for w in sorted((OTHERS - OWN[kernel]) & have):
         problems.append(f"--help names '{w}', which {kernel} does not take")
     for args in REFUSED[kernel]:
-        r = subprocess.run([str(binary), *args, "--size", "16"], capture_output=True,
-                           text=True, timeout=60)
+        r = subprocess.run(
+            [str(binary), *args, "--size", "16"],
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=60,
+        )
         lines = r.stderr.strip().splitlines()
         if r.returncode != 2 or len(lines) != 1 or args[0] not in lines[0]:
-            problems.append(f"{args[0]} is not refused with one line naming it: "
-                            f"exit {r.returncode}, {r.stderr.strip()!r}")
+            problems.append(
+                f"{args[0]} is not refused with one line naming it: "
+                f"exit {r.returncode}, {r.stderr.strip()!r}"
+            )
     return problems
 
 

@@ -168,6 +168,29 @@ def test_four_nodes_in_namespaces(cluster: Cluster) -> None:
         assert marker == f"# ciphersweep test cluster: {cluster.state}", row
 
 
+def test_nodes_have_private_shared_memory(cluster: Cluster) -> None:
+    """Each node has a /dev/shm of its own, as separate machines do: Open MPI names its
+    shared-memory segments after the host and the Slurm job, which repeat between test
+    clusters, and two jobs mapping one segment crashed aes-mpi (SIGSEGV in the
+    shared-memory transport).  A file a job step writes there is seen by its node only
+    and never by the machine."""
+    probe = f"cs-shm-probe-{cluster.state.name}"
+    out = cluster.run(
+        "srun",
+        "-N",
+        str(NODES),
+        "--ntasks-per-node=1",
+        "sh",
+        "-c",
+        f'touch "/dev/shm/{probe}-$(hostname)" && sleep 2 &&'
+        f' echo "$(hostname) $(ls /dev/shm | grep -c {probe})"',
+        timeout=60,
+    )
+    rows = sorted(out.splitlines())
+    assert rows == [f"node{i} 1" for i in range(1, NODES + 1)], rows
+    assert not list(Path("/dev/shm").glob(f"{probe}-*"))
+
+
 def test_pousa2011_mpi_across_nodes_srun_packed(
     cluster: Cluster, tmp_path: Path
 ) -> None:
