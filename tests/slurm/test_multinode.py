@@ -142,22 +142,23 @@ def check_mpi_points(
     return recs
 
 
+def on_every_node(cluster: Cluster, script: str) -> str:
+    """The output of one job step per node running the shell script."""
+    return cluster.run(
+        "srun", "-N", str(NODES), "--ntasks-per-node=1", "sh", "-c", script, timeout=60
+    )
+
+
 def test_four_nodes_in_namespaces(cluster: Cluster) -> None:
     """Four idle nodes with 8 CPUs each, each with its own hostname and address (a job
     step on every node reports its hostname and its only non-loopback address)."""
     print(f"[slurm] {NODES}-node bring-up took {cluster.bringup_s:.1f} s")
     lines = cluster.run("sinfo", "-h", "-N", "-o", "%N|%c|%T").split()
     assert sorted(lines) == [f"node{i}|{CPUS}|idle" for i in range(1, NODES + 1)]
-    out = cluster.run(
-        "srun",
-        "-N",
-        str(NODES),
-        "--ntasks-per-node=1",
-        "sh",
-        "-c",
+    out = on_every_node(
+        cluster,
         "echo \"$(hostname) $(ip -4 -o addr show scope global | awk '{print $4}')\""
         ' "$(head -1 /etc/slurm/slurm.conf)"',
-        timeout=60,
     )
     rows = sorted(out.splitlines())
     subnet = cluster.env["CS_SUBNET"].rsplit(".", 1)[0]
@@ -175,16 +176,10 @@ def test_nodes_have_private_shared_memory(cluster: Cluster) -> None:
     shared-memory transport).  A file a job step writes there is seen by its node only
     and never by the machine."""
     probe = f"cs-shm-probe-{cluster.state.name}"
-    out = cluster.run(
-        "srun",
-        "-N",
-        str(NODES),
-        "--ntasks-per-node=1",
-        "sh",
-        "-c",
+    out = on_every_node(
+        cluster,
         f'touch "/dev/shm/{probe}-$(hostname)" && sleep 2 &&'
         f' echo "$(hostname) $(ls /dev/shm | grep -c {probe})"',
-        timeout=60,
     )
     rows = sorted(out.splitlines())
     assert rows == [f"node{i} 1" for i in range(1, NODES + 1)], rows
