@@ -63,6 +63,20 @@ int cs_load_data(cs_run *r, uint8_t **out, size_t *out_n)
     return 0;
 }
 
+/* An empty data set for a block mode: one line naming --input or --size. */
+static int refuse_empty(cs_run *r, uint8_t *data)
+{
+    const cs_opts *o = &r->o;
+    free(data);
+    if (o->input)
+        cs_error(r, "--input: '%s' is empty (%s needs at least 1 byte; an empty message "
+                    "applies to ascon-aead128 and aes-128-gcm on aes-seq)", o->input, r->cipher);
+    else
+        cs_error(r, "--size 0: %s needs at least 1 byte (an empty message applies to "
+                    "ascon-aead128 and aes-128-gcm on aes-seq)", r->cipher);
+    return CS_EXIT_USAGE;
+}
+
 int cs_prepare_data(cs_run *r)
 {
     const cs_opts *o = &r->o;
@@ -72,16 +86,8 @@ int cs_prepare_data(cs_run *r)
     const int loaded = cs_load_data(r, &data, &n);
     if (loaded)
         return loaded;
-    if (n == 0) { /* the AEADs take the empty message (aead_run.c); the block modes do not */
-        free(data);
-        if (o->input)
-            cs_error(r, "--input: '%s' is empty (%s needs at least 1 byte; an empty message "
-                        "applies to ascon-aead128 and aes-128-gcm on aes-seq)", o->input, r->cipher);
-        else
-            cs_error(r, "--size 0: %s needs at least 1 byte (an empty message applies to "
-                        "ascon-aead128 and aes-128-gcm on aes-seq)", r->cipher);
-        return CS_EXIT_USAGE;
-    }
+    if (n == 0) /* the AEADs take the empty message (aead_run.c); the block modes do not */
+        return refuse_empty(r, data);
     r->plain = data;
     r->plain_len = n;
     const int block = EVP_CIPHER_get_block_size((const EVP_CIPHER *)r->evp);

@@ -93,6 +93,16 @@ static int partition(cs_run *r, mpi_ctx *c)
     return 0;
 }
 
+/* Root, after the gather: the output's length, and on ECB decryption whether its PKCS#7
+ * padding is right (*badpad = 1 when not). */
+static size_t gathered_len(cs_run *r, const mpi_ctx *c, int *badpad)
+{
+    size_t out_len = (size_t)c->pt.dsp_out[c->size - 1] + (size_t)c->pt.cnt_out[c->size - 1];
+    if (r->o.mode == CS_ECB && r->o.op == CS_DECRYPT && r->pad)
+        *badpad = cs_pkcs7_check(r->out, out_len, &out_len) != 0;
+    return out_len;
+}
+
 static int mpi_rep(cs_run *r, cs_timings *t)
 {
     mpi_ctx *c = r->ctx;
@@ -131,13 +141,8 @@ static int mpi_rep(cs_run *r, cs_timings *t)
                     MPI_COMM_WORLD);
     else
         MPI_Gatherv(c->lout, c->pt.cnt_out[me], MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, 0, MPI_COMM_WORLD);
-    size_t out_len = 0;
     int badpad = 0;
-    if (root) {
-        out_len = (size_t)c->pt.dsp_out[c->size - 1] + (size_t)c->pt.cnt_out[c->size - 1];
-        if (r->o.mode == CS_ECB && r->o.op == CS_DECRYPT && r->pad)
-            badpad = cs_pkcs7_check(r->out, out_len, &out_len) != 0;
-    }
+    const size_t out_len = root ? gathered_len(r, c, &badpad) : 0;
     const double t5 = MPI_Wtime();
     double tc = t4 - t3, tc_max = 0;
     MPI_Reduce(&tc, &tc_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
