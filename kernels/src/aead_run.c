@@ -5,6 +5,9 @@
 
 #include "aead.h"
 #include "aead_run.h"
+#include "dataset.h"
+#include "evp.h"
+#include "prov.h"
 
 int cs_aead_run_cipher(const char *cipher) { return cs_aead_cipher_known(cipher); }
 
@@ -135,10 +138,10 @@ static int reference(cs_run *r, int enc, const uint8_t *in, size_t n, uint8_t *o
 /* Decryption of --ciphertext-input: the reference opens it first (tag checked). */
 static int prepare_ciphertext(cs_run *r, uint8_t *data, size_t n)
 {
-    if (n <= CS_AEAD_TAG) {
+    if (n < CS_AEAD_TAG) {
         free(data);
-        cs_error(r, "--input: %zu bytes cannot be %s ciphertext || tag (at least 1 byte of "
-                    "ciphertext and the 16-byte tag)", n, r->cipher);
+        cs_error(r, "--input: %zu bytes cannot be %s ciphertext || tag (at least the 16-byte "
+                    "tag; an empty message has the tag alone)", n, r->cipher);
         return CS_EXIT_USAGE;
     }
     r->plain_len = n - CS_AEAD_TAG; /* record "bytes": the plaintext length */

@@ -1,7 +1,8 @@
 /*
  * aead_run.h - the runner's path for the AEAD ciphers the project implements
  * (ascon-aead128: NIST SP 800-232; aes-128-gcm: NIST SP 800-38D) on backends that
- * declare CS_BE_AEAD (aes-seq).  Part of the runner (aead_run.c includes runner.h).
+ * declare CS_BE_AEAD (aes-seq).  A runner module: it uses run.h, dataset.h and prov.h,
+ * never runner.h.
  *
  * The data set is the plaintext; encryption outputs ciphertext || 16-byte tag (the NIST
  * LWC crypto_aead_encrypt layout), decryption takes that layout and checks the tag (a
@@ -14,7 +15,9 @@
 #ifndef CIPHERSWEEP_AEAD_RUN_H
 #define CIPHERSWEEP_AEAD_RUN_H
 
-#include "runner.h"
+#include <stddef.h>
+
+#include "run.h"
 
 /* Is cipher one of the project's AEADs (ascon-aead128, aes-128-gcm)? */
 int cs_aead_run_cipher(const char *cipher);

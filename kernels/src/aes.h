@@ -68,6 +68,8 @@ extern const cs_aes_impl cs_aes_impl_vaes256;
 extern const cs_aes_impl cs_aes_impl_vaes;
 /* NULL-terminated list, slowest first. */
 const cs_aes_impl *const *cs_aes_impls(void);
+/* "ref<sep>ttable<sep>...<sep>auto": every impl name and auto, into buf (n bytes). */
+void cs_aes_impl_names(char *buf, size_t n, const char *sep);
 /* Look an impl up by name; "auto" = the best the CPU has
  * (vaes > vaes256 > aesni > ttable).
  * Returns NULL when the name is unknown; *missing = 1 when it is known but the CPU

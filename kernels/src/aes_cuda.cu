@@ -56,6 +56,15 @@ int cs_cuda_fail(cs_run *r, const char *what, cudaError_t e)
 
 static size_t round16(size_t n) { return (n + 15) / 16 * 16; }
 
+/* "gpu-lanes|gpu-ttable|gpu-ref|auto" for --help. */
+static void impl_choices(char *buf, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof impls / sizeof impls[0] && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s|", impls[i]->name);
+    if (len < n) snprintf(buf + len, n - len, "auto");
+}
+
 /* --impl: auto = gpu-lanes. */
 static int choose_impl(cs_run *r, cuda_ctx *c)
 {
@@ -111,7 +120,7 @@ static int open_streams_and_grids(cs_run *r, cuda_ctx *c, const cudaDeviceProp *
     const int bt = r->o.block_threads;
     for (int k = 0; k < CS_K_KINDS; k++) {
         int per_sm = 0;
-        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c->impl->kernel(k), bt,
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)c->impl->kernels[k], bt,
                                                          c->impl->shared_bytes(k, bt)));
         if (per_sm < 1) {
             cs_error(r, "--block-threads %d: the %s kernel cannot run with that many threads", bt,
@@ -219,11 +228,14 @@ static int make_job(cs_run *r, cuda_job *j, int nr)
     return 0;
 }
 
+/* The grid: sized to the data (grid_to_data: one thread per block, at most 2^31 - 1
+ * thread blocks), else capped at the blocks resident on the whole GPU (grid-stride). */
 static int grid_for(const cuda_ctx *c, int kind, unsigned long long nblocks, int bt)
 {
     const unsigned long long per = (unsigned long long)bt * (unsigned long long)c->impl->blocks_per_thread;
     const unsigned long long want = (nblocks + per - 1) / per;
-    const int g = (int)(want < (unsigned long long)c->grid_cap[kind] ? want : c->grid_cap[kind]);
+    const unsigned long long cap = c->impl->grid_to_data ? 2147483647ull : (unsigned long long)c->grid_cap[kind];
+    const int g = (int)(want < cap ? want : cap);
     return g < 1 ? 1 : g;
 }
 
@@ -233,8 +245,9 @@ static void launch(const cuda_ctx *c, const cs_run *r, cudaStream_t st, unsigned
     const cuda_job *j = &c->job;
     const cs_cuda_work w = {first, nblocks, (unsigned long long)j->n, j->nr, j->padv};
     const int bt = r->o.block_threads;
-    c->impl->launch(j->kind, grid_for(c, j->kind, nblocks, bt), bt, st,
-                    (uint4 *)(c->d_buf + 16 * first), &w);
+    const cs_cuda_kernel_fn kernel = c->impl->kernels[j->kind];
+    kernel<<<grid_for(c, j->kind, nblocks, bt), bt, c->impl->shared_bytes(j->kind, bt), st>>>(
+        (uint4 *)(c->d_buf + 16 * first), w);
 }
 
 /* Serial: copy in, kernel, copy out, each followed by a synchronisation (and, outside
@@ -402,6 +415,10 @@ int main(int argc, char **argv)
     be.prog = "aes-cuda";
     be.version = version;
     be.flags = CS_BE_GPU;
+    static char choices[96];
+    impl_choices(choices, sizeof choices);
+    be.impls = choices;
+    be.impls_auto = impls[0]->name;
     be.setup = cuda_setup;
     be.alloc = cuda_alloc;
     be.dealloc = cuda_dealloc;

@@ -77,24 +77,7 @@ static cudaError_t lanes_init(void)
     return e;
 }
 
-static cudaError_t lanes_set_key(const cs_aes_key *k, int kind, const uint8_t iv[16],
-                                 cudaStream_t st)
-{
-    uint32_t w[4 * (CS_AES_MAX_ROUNDS + 1)], ivw[4];
-    cs_cuda_key_words(k, kind, iv, w, ivw);
-    cudaError_t e = cudaMemcpyToSymbolAsync(c_rk, w, sizeof(uint32_t) * 4 * (k->nr + 1), 0,
-                                            cudaMemcpyHostToDevice, st);
-    return e == cudaSuccess
-               ? cudaMemcpyToSymbolAsync(c_iv, ivw, sizeof ivw, 0, cudaMemcpyHostToDevice, st)
-               : e;
-}
-
-static const void *lanes_kernel_of(int kind)
-{
-    if (kind == CS_K_ECB_ENC) return (const void *)lanes_kernel<CS_K_ECB_ENC>;
-    if (kind == CS_K_ECB_DEC) return (const void *)lanes_kernel<CS_K_ECB_DEC>;
-    return (const void *)lanes_kernel<CS_K_CTR>;
-}
+static const cs_cuda_kernel_fn lanes_kernels[CS_K_KINDS] = CS_CUDA_KERNELS(lanes_kernel);
 
 static size_t lanes_shared(int kind, int bt)
 {
@@ -102,16 +85,7 @@ static size_t lanes_shared(int kind, int bt)
     return sizeof(uint32_t) * (256 + (kind == CS_K_ECB_DEC ? 64 : 0)) * CS_LANES;
 }
 
-static void lanes_launch(int kind, int grid, int bt, cudaStream_t st, uint4 *buf,
-                         const cs_cuda_work *w)
-{
-    const size_t shm = lanes_shared(kind, bt);
-    if (kind == CS_K_ECB_ENC) lanes_kernel<CS_K_ECB_ENC><<<grid, bt, shm, st>>>(buf, *w);
-    else if (kind == CS_K_ECB_DEC) lanes_kernel<CS_K_ECB_DEC><<<grid, bt, shm, st>>>(buf, *w);
-    else lanes_kernel<CS_K_CTR><<<grid, bt, shm, st>>>(buf, *w);
-}
-
 const cs_cuda_impl cs_cuda_impl_lanes = {
-    "gpu-lanes", 0, CS_LANES_BPT, lanes_init, lanes_set_key, lanes_kernel_of, lanes_shared,
-    lanes_launch,
+    "gpu-lanes", 0, CS_LANES_BPT, lanes_init, cs_cuda_set_key_words<c_rk, c_iv>, lanes_kernels,
+    lanes_shared,
 };

@@ -15,8 +15,6 @@ extern "C" {
 }
 #include "aes_block_gpu_ref.h"
 
-#define CS_MAX_GRID 2147483647ull
-
 __constant__ uint8_t c_sbox[256];
 __constant__ uint8_t c_isbox[256];
 __constant__ uint8_t c_rk8[16 * (CS_AES_MAX_ROUNDS + 1)];
@@ -60,19 +58,10 @@ static cudaError_t ref_set_key(const cs_aes_key *k, int kind, const uint8_t iv[1
     (void)kind; /* the inverse cipher uses the encryption round keys in reverse order */
     uint32_t ivw[4];
     for (int i = 0; i < 4; i++) ivw[i] = cs_gpu_load_be32(iv + 4 * i);
-    cudaError_t e = cudaMemcpyToSymbolAsync(c_rk8, k->rk, (size_t)16 * (k->nr + 1), 0,
-                                            cudaMemcpyHostToDevice, st);
-    return e == cudaSuccess
-               ? cudaMemcpyToSymbolAsync(c_iv, ivw, sizeof ivw, 0, cudaMemcpyHostToDevice, st)
-               : e;
+    return cs_cuda_copy_key(c_rk8, c_iv, k->rk, (size_t)16 * (k->nr + 1), ivw, st);
 }
 
-static const void *ref_kernel_of(int kind)
-{
-    if (kind == CS_K_ECB_ENC) return (const void *)ref_kernel<CS_K_ECB_ENC>;
-    if (kind == CS_K_ECB_DEC) return (const void *)ref_kernel<CS_K_ECB_DEC>;
-    return (const void *)ref_kernel<CS_K_CTR>;
-}
+static const cs_cuda_kernel_fn ref_kernels[CS_K_KINDS] = CS_CUDA_KERNELS(ref_kernel);
 
 static size_t ref_shared(int kind, int bt)
 {
@@ -80,18 +69,6 @@ static size_t ref_shared(int kind, int bt)
     return (size_t)bt * sizeof(uint4);
 }
 
-static void ref_launch(int kind, int grid, int bt, cudaStream_t st, uint4 *buf,
-                       const cs_cuda_work *w)
-{
-    (void)grid; /* sized to the data */
-    unsigned long long want = (w->nblocks + (unsigned long long)bt - 1) / (unsigned long long)bt;
-    const int g = (int)(want < 1 ? 1 : want > CS_MAX_GRID ? CS_MAX_GRID : want);
-    const size_t shm = ref_shared(kind, bt);
-    if (kind == CS_K_ECB_ENC) ref_kernel<CS_K_ECB_ENC><<<g, bt, shm, st>>>(buf, *w);
-    else if (kind == CS_K_ECB_DEC) ref_kernel<CS_K_ECB_DEC><<<g, bt, shm, st>>>(buf, *w);
-    else ref_kernel<CS_K_CTR><<<g, bt, shm, st>>>(buf, *w);
-}
-
 const cs_cuda_impl cs_cuda_impl_ref = {
-    "gpu-ref", 1, 1, ref_init, ref_set_key, ref_kernel_of, ref_shared, ref_launch,
+    "gpu-ref", 1, 1, ref_init, ref_set_key, ref_kernels, ref_shared,
 };

@@ -61,24 +61,7 @@ static cudaError_t ttable_init(void)
     return e == cudaSuccess ? cudaMemcpyToSymbol(g_isbox, cs_inv_sbox, sizeof cs_inv_sbox) : e;
 }
 
-static cudaError_t ttable_set_key(const cs_aes_key *k, int kind, const uint8_t iv[16],
-                                  cudaStream_t st)
-{
-    uint32_t w[4 * (CS_AES_MAX_ROUNDS + 1)], ivw[4];
-    cs_cuda_key_words(k, kind, iv, w, ivw);
-    cudaError_t e = cudaMemcpyToSymbolAsync(c_rk, w, sizeof(uint32_t) * 4 * (k->nr + 1), 0,
-                                            cudaMemcpyHostToDevice, st);
-    return e == cudaSuccess
-               ? cudaMemcpyToSymbolAsync(c_iv, ivw, sizeof ivw, 0, cudaMemcpyHostToDevice, st)
-               : e;
-}
-
-static const void *ttable_kernel_of(int kind)
-{
-    if (kind == CS_K_ECB_ENC) return (const void *)ttable_kernel<CS_K_ECB_ENC>;
-    if (kind == CS_K_ECB_DEC) return (const void *)ttable_kernel<CS_K_ECB_DEC>;
-    return (const void *)ttable_kernel<CS_K_CTR>;
-}
+static const cs_cuda_kernel_fn ttable_kernels[CS_K_KINDS] = CS_CUDA_KERNELS(ttable_kernel);
 
 static size_t ttable_shared(int kind, int bt)
 {
@@ -86,16 +69,7 @@ static size_t ttable_shared(int kind, int bt)
     return (size_t)bt * sizeof(uint4);
 }
 
-static void ttable_launch(int kind, int grid, int bt, cudaStream_t st, uint4 *buf,
-                          const cs_cuda_work *w)
-{
-    const size_t shm = ttable_shared(kind, bt);
-    if (kind == CS_K_ECB_ENC) ttable_kernel<CS_K_ECB_ENC><<<grid, bt, shm, st>>>(buf, *w);
-    else if (kind == CS_K_ECB_DEC) ttable_kernel<CS_K_ECB_DEC><<<grid, bt, shm, st>>>(buf, *w);
-    else ttable_kernel<CS_K_CTR><<<grid, bt, shm, st>>>(buf, *w);
-}
-
 const cs_cuda_impl cs_cuda_impl_ttable = {
-    "gpu-ttable", 0, 1, ttable_init, ttable_set_key, ttable_kernel_of, ttable_shared,
-    ttable_launch,
+    "gpu-ttable", 0, 1, ttable_init, cs_cuda_set_key_words<c_rk, c_iv>, ttable_kernels,
+    ttable_shared,
 };

@@ -1,4 +1,5 @@
 /* aes_impl.c - the dispatch table: impl name -> functions, with run-time CPU checks. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,16 @@ static const cs_aes_impl *const table[] = {
 };
 
 const cs_aes_impl *const *cs_aes_impls(void) { return table; }
+
+void cs_aes_impl_names(char *buf, size_t n, const char *sep)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; table[i] && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", table[i]->name, sep);
+    if (len < n)
+        snprintf(buf + len, n - len, "auto");
+}
 
 int cs_aes_impl_disabled(const char *name)
 {

@@ -12,10 +12,7 @@
  * than eight on AMD Zen).  All AES-128/192/256 round counts are
  * unrolled through a switch on Nr so that the round keys stay in registers.
  *
- * CTR (SP 800-38A 6.5; the counter is one 128-bit big-endian integer, Appendix B.1 with
- * m = 128, like OpenSSL's aes-*-ctr): the counter is held as native (hi, lo); when the
- * low 64 bits cannot wrap inside a batch the 16 counter blocks come from vector 64-bit
- * adds and one byte swap per vector, otherwise each block is built with its own carry.
+ * ECB and CTR (SP 800-38A 6.5) over the batches: aes_vaes_modes.h, shared with aes_vaes.c.
  * Per-function target attributes, chosen at run time (__builtin_cpu_supports), so the
  * binary runs on any x86-64.
  */
@@ -91,108 +88,28 @@ TGT static inline void enc_batch(const __m256i *rk, int nr, __m256i v[NV])
     }
 }
 
-/* ECB over whole blocks; the last partial batch goes through a stack buffer. */
-TGT static void vaes256_ecb(const uint8_t *sched, int nr, int dec, const uint8_t *in,
-                            uint8_t *out, size_t n)
+TGT static inline void dec_batch(const __m256i *rk, int nr, __m256i v[NV])
 {
-    __m256i rk[CS_AES_MAX_ROUNDS + 1], v[NV];
-    load_keys(sched, nr, rk);
-    size_t i = 0;
-    for (; i + BATCH <= n; i += BATCH) {
-        for (int j = 0; j < NV; j++)
-            v[j] = _mm256_loadu_si256((const __m256i *)(in + 16 * i + 32 * j));
-        if (dec)
-            crypt_batch(rk, nr, 1, v);
-        else
-            enc_batch(rk, nr, v);
-        for (int j = 0; j < NV; j++)
-            _mm256_storeu_si256((__m256i *)(out + 16 * i + 32 * j), v[j]);
-    }
-    if (i < n) {
-        uint8_t buf[16 * BATCH];
-        const size_t rest = 16 * (n - i);
-        memcpy(buf, in + 16 * i, rest);
-        memset(buf + rest, 0, sizeof buf - rest);
-        for (int j = 0; j < NV; j++)
-            v[j] = _mm256_loadu_si256((const __m256i *)(buf + 32 * j));
-        crypt_batch(rk, nr, dec, v);
-        for (int j = 0; j < NV; j++)
-            _mm256_storeu_si256((__m256i *)(buf + 32 * j), v[j]);
-        memcpy(out + 16 * i, buf, rest);
-    }
+    crypt_batch(rk, nr, 1, v);
 }
 
-static void vaes256_ecb_encrypt(const cs_aes_key *k, const uint8_t *in, uint8_t *out, size_t n)
-{
-    vaes256_ecb(k->rk, k->nr, 0, in, out, n);
-}
-
-static void vaes256_ecb_decrypt(const cs_aes_key *k, const uint8_t *in, uint8_t *out, size_t n)
-{
-    vaes256_ecb(k->drk, k->nr, 1, in, out, n);
-}
-
-TGT static void counters_slow(uint64_t hi, uint64_t lo, __m256i v[NV])
-{
-    uint8_t buf[16 * BATCH];
-    cs_ctr_blocks(hi, lo, BATCH, buf);
-    for (int j = 0; j < NV; j++)
-        v[j] = _mm256_loadu_si256((const __m256i *)(buf + 32 * j));
-}
-
-/* XOR the key stream v into BATCH blocks of in (whole batch). */
-TGT static inline void xor_batch(const uint8_t *in, uint8_t *out, const __m256i v[NV])
-{
-    for (int j = 0; j < NV; j++) {
-        const __m256i p = _mm256_loadu_si256((const __m256i *)(in + 32 * j));
-        _mm256_storeu_si256((__m256i *)(out + 32 * j), _mm256_xor_si256(p, v[j]));
-    }
-}
-
-TGT static void vaes256_ctr(const cs_aes_key *k, const uint8_t ctr[16], const uint8_t *in,
-                            uint8_t *out, size_t nbytes)
-{
-    __m256i rk[CS_AES_MAX_ROUNDS + 1], v[NV], inc[NV];
-    const int nr = k->nr;
-    load_keys(k->rk, nr, rk);
-    /* byte-reverses each 128-bit lane: native (lo, hi) qwords <-> big-endian block */
-    const __m256i bswap = _mm256_broadcastsi128_si256(
-        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    for (int j = 0; j < NV; j++)
-        inc[j] = _mm256_set_epi64x(0, 2 * j + 1, 0, 2 * j);
-    uint64_t hi = cs_load_be64(ctr), lo = cs_load_be64(ctr + 8);
-    while (nbytes > 0) {
-        if (lo <= UINT64_MAX - (BATCH - 1)) {
-            const __m256i base =
-                _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)hi, (long long)lo));
-            for (int j = 0; j < NV; j++)
-                v[j] = _mm256_shuffle_epi8(_mm256_add_epi64(base, inc[j]), bswap);
-        } else {
-            counters_slow(hi, lo, v);
-        }
-        const uint64_t next = lo + BATCH;
-        hi += next < lo;
-        lo = next;
-        enc_batch(rk, nr, v);
-        if (nbytes >= 16 * BATCH) {
-            xor_batch(in, out, v);
-            in += 16 * BATCH;
-            out += 16 * BATCH;
-            nbytes -= 16 * BATCH;
-        } else {
-            uint8_t ks[16 * BATCH];
-            for (int j = 0; j < NV; j++)
-                _mm256_storeu_si256((__m256i *)(ks + 32 * j), v[j]);
-            for (size_t i = 0; i < nbytes; i++)
-                out[i] = in[i] ^ ks[i];
-            nbytes = 0;
-        }
-    }
-}
+#define VEC __m256i
+#define VB 2
+#define V_LOAD(p) _mm256_loadu_si256((const __m256i *)(p))
+#define V_STORE(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define V_XOR(a, b) _mm256_xor_si256((a), (b))
+#define V_ADD64(a, b) _mm256_add_epi64((a), (b))
+#define V_BSWAP(v)                                                                          \
+    _mm256_shuffle_epi8((v), _mm256_broadcastsi128_si256(_mm_set_epi8(                     \
+                                 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)))
+#define V_BASE(hi, lo) \
+    _mm256_broadcastsi128_si256(_mm_set_epi64x((long long)(hi), (long long)(lo)))
+#define V_INC(j) _mm256_set_epi64x(0, 2 * (j) + 1, 0, 2 * (j))
+#include "aes_vaes_modes.h"
 
 const cs_aes_impl cs_aes_impl_vaes256 = {
-    "vaes256", vaes256_available, "VAES and AVX2", vaes256_ecb_encrypt, vaes256_ecb_decrypt,
-    vaes256_ctr,
+    "vaes256", vaes256_available, "VAES and AVX2", modes_ecb_encrypt, modes_ecb_decrypt,
+    modes_ctr,
 };
 
 #else

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "evp.h"
+#include "help.h"
 #include "prov.h"
 
 #ifndef CS_VERSION
@@ -102,54 +103,6 @@ static int parse_num(const char *s, double min, double max, double *out)
         return -1;
     *out = v;
     return 0;
-}
-
-static void usage(const cs_prog_info *be)
-{
-    printf("usage: %s [options]\n"
-           "  --impl ref|ttable|aesni|vaes|auto   block implementation (default auto: the best\n"
-           "                                      the CPU has, vaes > aesni > ttable%s)\n"
-           "                                      AEADs (aes-seq): ascon-ref|ascon-opt64|ascon-lowsize\n"
-           "                                      for ascon-aead128, gcm-ref|gcm-aesni for aes-128-gcm\n"
-           "  --mode ecb|ctr                      (default ctr)\n"
-           "  --op encrypt|decrypt                (default encrypt)\n"
-           "  --cipher NAME                       %s\n"
-           "  --size N[B|KB|MB|GB|KiB|MiB|GiB]    generated input (default 1MiB; KB=1000, KiB=1024)\n"
-           "  --input FILE                        input from a file instead\n"
-           "  --seed S                            generator seed (default 1)\n"
-           "  --gen-input FILE                    write the generated input to FILE and exit\n"
-           "  --key HEX                           default 000102...: the FIPS-197 C.1 key for AES-128\n"
-           "  --key-bits N                        aes-openssl: key length of a variable-length\n"
-           "                                      cipher (e.g. 64 for bf-cbc; default: OpenSSL's)\n"
-           "  --iv HEX                            default f0f1f2...: the SP 800-38A F.5 counter\n"
-           "                                      (AEADs: the nonce, 16 bytes Ascon, 12 bytes GCM)\n"
-           "  --ad HEX                            AEAD associated data (default empty)\n"
-           "  --nopad                             ECB without PKCS#7 padding (like openssl enc -nopad)\n"
-           "  --ciphertext-input                  decrypt: the input is ciphertext as it is\n"
-           "  --output FILE                       result bytes of the last repetition\n"
-           "  --json FILE                         records (JSON Lines; default stdout)\n"
-           "  --reps N                            timed repetitions (default 3)\n"
-           "  --warmup W                          untimed warm-up repetitions (default 1)\n"
-           "  --batch K                           one record per K timed repetitions: their\n"
-           "                                      per-repetition means (default 1)\n"
-           "  --target-ci X                       repeat until the 95%% CI of the median t_total\n"
-           "                                      is within +-X (relative, e.g. 0.02); --reps is\n"
-           "                                      then the fewest repetitions\n"
-           "  --max-reps N, --max-seconds S       ... or until N repetitions (default 1000) or S\n"
-           "                                      seconds of timed repetitions (default 10)\n"
-           "  --threads T                         %s\n"
-           "  --block-threads N, --device N       aes-cuda: threads per block (256), GPU (0)\n"
-           "  --streams N, --chunk SIZE           aes-cuda: overlap copies and kernel over N streams\n"
-           "                                      in chunks of SIZE (default 1 stream; 32MiB)\n"
-           "  --energy auto|rapl|none             energy source (default auto)\n"
-           "  --inject-fault corrupt              test hook: corrupt the output before verification\n"
-           "  --help, --version\n"
-           "Exit status: 0 ok, 1 runtime failure (e.g. verification), 2 bad usage.\n",
-           be->prog, (be->flags & CS_BE_EVP) ? "; aes-openssl: evp" : "",
-           (be->flags & CS_BE_EVP) ? "any OpenSSL EVP cipher (default aes-128-<mode>)"
-                                   : "aes-128|192|256-ecb|ctr, ascon-aead128, aes-128-gcm\n"
-                                     "                                      (default aes-128-<mode>)",
-           (be->flags & CS_BE_THREADS) ? "OpenMP threads (default 1)" : "only 1 (aes-omp runs more)");
 }
 
 /* Option handlers: each takes one option of its group and returns OPT_OK, OPT_BAD (with
@@ -277,10 +230,12 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
     char why[96];
     switch (c) {
-    case O_SIZE:
-        if (cs_parse_size(a, &o->size) != 0)
-            return fail(err, n, "--size: '%s' is not a size (allowed: N, NKB, NMB, NGB, NKiB, "
-                                "NMiB, NGiB; N >= 1)", a);
+    case O_SIZE: /* 0: the empty message, for the AEADs (SP 800-232, SP 800-38D) */
+        if (strcmp(a, "0") == 0)
+            o->size = 0;
+        else if (cs_parse_size(a, &o->size) != 0)
+            return fail(err, n, "--size: '%s' is not a size (allowed: 0, N, NKB, NMB, NGB, NKiB, "
+                                "NMiB, NGiB; 0 for the AEADs only)", a);
         o->size_given = 1;
         return OPT_OK;
     case O_INPUT:
@@ -323,8 +278,8 @@ static int opt_data(int c, const char *a, cs_opts *o, char *err, size_t n)
     }
 }
 
-/* How it runs: --output, --json, --reps, --warmup, --threads, --block-threads, --device,
- * --streams, --chunk, --energy, --inject-fault. */
+/* How often and where to: --output, --json, --reps, --warmup, --batch, --target-ci,
+ * --max-reps, --max-seconds. */
 static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
 {
     switch (c) {
@@ -360,6 +315,16 @@ static int opt_run(int c, const char *a, cs_opts *o, char *err, size_t n)
             return fail(err, n, "--max-seconds: '%s' is not a number in (0, 86400]", a);
         o->calib_given = 1;
         return OPT_OK;
+    default:
+        return OPT_NOT_MINE;
+    }
+}
+
+/* Where it runs and with what: --threads, --block-threads, --device, --streams, --chunk,
+ * --energy, --inject-fault. */
+static int opt_place(int c, const char *a, cs_opts *o, char *err, size_t n)
+{
+    switch (c) {
     case O_THREADS:
         if (parse_int(a, 1, CS_MAX_THREADS, &o->threads) != 0)
             return fail(err, n, "--threads: '%s' is not an integer in 1..%d", a, CS_MAX_THREADS);
@@ -419,6 +384,9 @@ static int check_combination(const cs_prog_info *be, const cs_opts *o, char *err
         return fail(err, n, "--block-threads/--device apply to aes-cuda only");
     if ((o->streams != 1 || o->chunk) && !(be->flags & CS_BE_GPU))
         return fail(err, n, "--streams/--chunk apply to aes-cuda only");
+    if (o->key_bits && !(be->flags & CS_BE_EVP))
+        return fail(err, n, "--key-bits applies to aes-openssl only (%s takes the key length "
+                            "from --cipher aes-128|192|256-...)", be->prog);
     return OPT_OK;
 }
 
@@ -447,7 +415,7 @@ int cs_parse_options(int argc, char **argv, const cs_prog_info *be, cs_opts *o, 
     while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
         if (c == O_HELP || c == O_VERSION) {
             if (!quiet)
-                c == O_HELP ? usage(be) : print_version(be);
+                c == O_HELP ? cs_usage(be) : print_version(be);
             return -1;
         }
         if (c == ':' || c == '?') {
@@ -461,6 +429,8 @@ int cs_parse_options(int argc, char **argv, const cs_prog_info *be, cs_opts *o, 
             rc = opt_data(c, optarg, o, err, sizeof err);
         if (rc == OPT_NOT_MINE)
             rc = opt_run(c, optarg, o, err, sizeof err);
+        if (rc == OPT_NOT_MINE)
+            rc = opt_place(c, optarg, o, err, sizeof err);
         if (rc != OPT_OK)
             return bad(be, quiet, rc == OPT_BAD ? err : "unhandled option (see --help)");
     }

@@ -22,6 +22,9 @@ typedef struct {
     const char *prog;         /* aes-seq ... */
     const char *version;      /* may be NULL */
     unsigned flags;           /* CS_BE_* */
+    const char *impls;        /* --impl choices when not the AES core's (e.g. "evp|auto") */
+    const char *impls_auto;   /* what --impl auto picks (with impls) */
+    const char *help;         /* the program's own lines of --help, may be NULL */
 } cs_prog_info;
 
 /* The parsed command line (cs_parse_options). Strings point into argv. */

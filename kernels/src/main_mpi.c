@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 
+#include "mpi_partition.h"
 #include "runner.h"
 
 typedef struct {
@@ -26,8 +27,7 @@ typedef struct {
     MPI_Comm node;
     int ready;             /* partition computed (first repetition) */
     uint64_t n;            /* message length (bytes) */
-    int *cnt_in, *dsp_in, *cnt_out, *dsp_out;
-    uint64_t *first_block;
+    cs_mpi_partition pt;   /* every rank's share (mpi_partition.h) */
     uint8_t *lin, *lout;   /* this rank's share (ranks != 0) */
 } mpi_ctx;
 
@@ -69,39 +69,38 @@ static int partition(cs_run *r, mpi_ctx *c)
     uint64_t n = r->in_len;
     MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     c->n = n;
-    const uint64_t nb = (n + 15) / 16, p = (uint64_t)c->size;
-    c->cnt_in = calloc((size_t)c->size, sizeof(int));
-    c->dsp_in = calloc((size_t)c->size, sizeof(int));
-    c->cnt_out = calloc((size_t)c->size, sizeof(int));
-    c->dsp_out = calloc((size_t)c->size, sizeof(int));
-    c->first_block = calloc((size_t)c->size, sizeof(uint64_t));
-    if (!c->cnt_in || !c->dsp_in || !c->cnt_out || !c->dsp_out || !c->first_block)
+    cs_mpi_partition *pt = &c->pt;
+    pt->cnt_in = calloc((size_t)c->size, sizeof(int));
+    pt->dsp_in = calloc((size_t)c->size, sizeof(int));
+    pt->cnt_out = calloc((size_t)c->size, sizeof(int));
+    pt->dsp_out = calloc((size_t)c->size, sizeof(int));
+    pt->first_block = calloc((size_t)c->size, sizeof(uint64_t));
+    if (!pt->cnt_in || !pt->dsp_in || !pt->cnt_out || !pt->dsp_out || !pt->first_block)
         return CS_EXIT_FAIL;
     const int grow = r->o.mode == CS_ECB && r->o.op == CS_ENCRYPT && r->pad;
-    if (n + 16 > (uint64_t)INT_MAX) {
+    if (cs_mpi_partition_fill(pt, n, c->size, grow) != 0) {
         cs_error(r, "%llu bytes is more than MPI_Scatterv's int counts can address",
                  (unsigned long long)n);
         return CS_EXIT_FAIL;
     }
-    for (uint64_t i = 0; i < p; i++) {
-        const uint64_t b0 = nb * i / p, b1 = nb * (i + 1) / p;
-        const uint64_t off = 16 * b0, end = 16 * b1 < n ? 16 * b1 : n;
-        const uint64_t len = end > off ? end - off : 0;
-        c->first_block[i] = b0;
-        c->dsp_in[i] = (int)off;
-        c->cnt_in[i] = (int)len;
-        c->dsp_out[i] = (int)off;
-        /* the last share of an ECB encryption with padding grows by the pad block */
-        c->cnt_out[i] = (int)((grow && i == p - 1) ? (len / 16 + 1) * 16 : len);
-    }
     if (c->rank != 0) {
-        c->lin = malloc((size_t)c->cnt_in[c->rank] + 1);
-        c->lout = malloc((size_t)c->cnt_out[c->rank] + 1);
+        c->lin = malloc((size_t)pt->cnt_in[c->rank] + 1);
+        c->lout = malloc((size_t)pt->cnt_out[c->rank] + 1);
         if (!c->lin || !c->lout)
             return CS_EXIT_FAIL;
     }
     c->ready = 1;
     return 0;
+}
+
+/* Root, after the gather: the output's length, and on ECB decryption whether its PKCS#7
+ * padding is right (*badpad = 1 when not). */
+static size_t gathered_len(cs_run *r, const mpi_ctx *c, int *badpad)
+{
+    size_t out_len = (size_t)c->pt.dsp_out[c->size - 1] + (size_t)c->pt.cnt_out[c->size - 1];
+    if (r->o.mode == CS_ECB && r->o.op == CS_DECRYPT && r->pad)
+        *badpad = cs_pkcs7_check(r->out, out_len, &out_len) != 0;
+    return out_len;
 }
 
 static int mpi_rep(cs_run *r, cs_timings *t)
@@ -126,29 +125,24 @@ static int mpi_rep(cs_run *r, cs_timings *t)
     MPI_Bcast(&k, (int)sizeof k, MPI_BYTE, 0, MPI_COMM_WORLD);
     const double t2 = MPI_Wtime();
     if (root)
-        MPI_Scatterv(r->in, c->cnt_in, c->dsp_in, MPI_BYTE, MPI_IN_PLACE, 0, MPI_BYTE, 0,
+        MPI_Scatterv(r->in, c->pt.cnt_in, c->pt.dsp_in, MPI_BYTE, MPI_IN_PLACE, 0, MPI_BYTE, 0,
                      MPI_COMM_WORLD);
     else
-        MPI_Scatterv(NULL, NULL, NULL, MPI_BYTE, c->lin, c->cnt_in[me], MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Scatterv(NULL, NULL, NULL, MPI_BYTE, c->lin, c->pt.cnt_in[me], MPI_BYTE, 0, MPI_COMM_WORLD);
     const double t3 = MPI_Wtime();
     const cs_aes_job j = cs_run_job(r, &k);
-    const uint8_t *in = root ? r->in + c->dsp_in[0] : c->lin;
-    uint8_t *out = root ? r->out + c->dsp_out[0] : c->lout;
-    const size_t w = cs_aes_chunk(&j, c->first_block[me], in, (size_t)c->cnt_in[me], out, last);
+    const uint8_t *in = root ? r->in + c->pt.dsp_in[0] : c->lin;
+    uint8_t *out = root ? r->out + c->pt.dsp_out[0] : c->lout;
+    const size_t w = cs_aes_chunk(&j, c->pt.first_block[me], in, (size_t)c->pt.cnt_in[me], out, last);
     const double t4 = MPI_Wtime();
-    int bad = w == (size_t)-1 || (w != (size_t)c->cnt_out[me]);
+    int bad = w == (size_t)-1 || (w != (size_t)c->pt.cnt_out[me]);
     if (root)
-        MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, r->out, c->cnt_out, c->dsp_out, MPI_BYTE, 0,
+        MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, r->out, c->pt.cnt_out, c->pt.dsp_out, MPI_BYTE, 0,
                     MPI_COMM_WORLD);
     else
-        MPI_Gatherv(c->lout, c->cnt_out[me], MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, 0, MPI_COMM_WORLD);
-    size_t out_len = 0;
+        MPI_Gatherv(c->lout, c->pt.cnt_out[me], MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, 0, MPI_COMM_WORLD);
     int badpad = 0;
-    if (root) {
-        out_len = (size_t)c->dsp_out[c->size - 1] + (size_t)c->cnt_out[c->size - 1];
-        if (r->o.mode == CS_ECB && r->o.op == CS_DECRYPT && r->pad)
-            badpad = cs_pkcs7_check(r->out, out_len, &out_len) != 0;
-    }
+    const size_t out_len = root ? gathered_len(r, c, &badpad) : 0;
     const double t5 = MPI_Wtime();
     double tc = t4 - t3, tc_max = 0;
     MPI_Reduce(&tc, &tc_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -213,11 +207,11 @@ static void mpi_after_rep(cs_run *r, cs_energy_reading *e, double *user, double 
 static void mpi_finish(cs_run *r)
 {
     mpi_ctx *c = r->ctx;
-    free(c->cnt_in);
-    free(c->dsp_in);
-    free(c->cnt_out);
-    free(c->dsp_out);
-    free(c->first_block);
+    free(c->pt.cnt_in);
+    free(c->pt.dsp_in);
+    free(c->pt.cnt_out);
+    free(c->pt.dsp_out);
+    free(c->pt.first_block);
     free(c->lin);
     free(c->lout);
     if (c->node != MPI_COMM_NULL)
@@ -228,6 +222,8 @@ static const cs_backend mpi_backend = {
     .name = "mpi",
     .prog = "aes-mpi",
     .flags = CS_BE_AES_IMPLS,
+    .help = "Ranks: the processes mpirun or srun starts (e.g. mpirun -np 4 aes-mpi ...); rank 0\n"
+            "holds the data and scatters a contiguous share of whole blocks to every rank.",
     .init = mpi_init,
     .rep = mpi_rep,
     .after_rep = mpi_after_rep,

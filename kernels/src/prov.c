@@ -1,4 +1,5 @@
-/* prov.c - provenance of a record (host, CPU, compiler, build flags, time) and CPU time. */
+/* prov.c - provenance of a record (host, CPU, compiler, build flags, time), CPU time and
+ * the monotonic clock. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -20,6 +21,13 @@ void cs_cpu_times(double *user, double *sys)
     }
     *user = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec;
     *sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+double cs_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 void cs_hostname(char *buf, size_t n)

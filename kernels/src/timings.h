@@ -1,4 +1,4 @@
-/* timings.h - the timings of one repetition (runner.h, batch.h). */
+/* timings.h - the timings of one repetition (run.h, batch.h). */
 #ifndef CIPHERSWEEP_TIMINGS_H
 #define CIPHERSWEEP_TIMINGS_H
 

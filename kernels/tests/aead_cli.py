@@ -2,8 +2,11 @@
 """Command-line checks of the AEADs (ascon-aead128, aes-128-gcm) through aes-seq.
 
 Usage: aead_cli.py --build BUILD_DIR
-Every Ascon impl reproduces a vector of the Ascon team's KAT file byte for byte (output
-= ciphertext || tag), every GCM impl the GCM specification's test case 4 (with AD);
+Every Ascon impl reproduces vectors of the Ascon team's KAT file byte for byte (output
+= ciphertext || tag), the empty-message ones included; every GCM impl the GCM
+specification's test cases 4 (with AD) and 1 (empty) and a NIST CAVS AD-only vector;
+an empty message (--size 0, an empty --input) gives the tag alone, the block modes
+refuse it with one line;
 decryption of --ciphertext-input gives the plaintext back, a wrong tag is exit 1 with
 "tag mismatch", no output file and no record; every impl round-trips generated data;
 the backends without AEADs and bad flags are refused with one line (exit 2).
@@ -35,6 +38,17 @@ TC4 = {
     "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
     "5bc94fbc3221a5db94fae95ae7121a47",
 }
+# The empty message (SP 800-38D: the tag alone): the GCM specification's test case 1
+# (zero key and IV, no AD) and NIST CAVS gcmEncryptExtIV128 (PTlen 0, AADlen 128, Count 0)
+GCM_EMPTY = [
+    {"key": "00" * 16, "iv": "00" * 12, "ad": "", "pt": "",
+     "ct": "58e2fccefa7e3061367f1d57a4e7455a"},
+    {"key": "77be63708971c4e240d1cb79e8d77feb", "iv": "e0e00f19fed7ba0136a797f3",
+     "ad": "7a43ec1d9c0a5a78a0b16533a6213cab", "pt": "",
+     "ct": "209fcc8d3675ed938e9c7166709dd946"},
+]
+# KAT counts with an empty PT: no AD, 1 byte and 32 bytes of AD (the file starts with them)
+ASCON_EMPTY = (1, 2, 33)
 
 
 def kat_vector(count: int) -> dict[str, str]:
@@ -117,6 +131,39 @@ class AeadChecker(Checker):
             )
             self.expect(rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: decrypt", err)
 
+    def empty_generated(self, impl: str) -> None:
+        """--size 0: the tag alone, checked against the reference; decrypt gives 0 bytes."""
+        for op, out_bytes in (("encrypt", 16), ("decrypt", 0)):
+            flags = ["--cipher", cipher_of(impl), "--impl", impl, "--size", "0", "--op", op]
+            rc, out, err, so = self.kernel([], "aes-seq", flags + ["--ad", "0102"])
+            rec = json.loads(so.decode().splitlines()[0]) if rc == 0 else {}
+            self.expect(
+                rc == 0 and len(out) == out_bytes and rec.get("bytes") == 0
+                and rec.get("out_bytes") == out_bytes and rec.get("ad_bytes") == 2,
+                f"{impl}: --size 0 {op}: {out_bytes} bytes out, record bytes 0",
+                err,
+            )
+
+    def empty_refused(self) -> None:
+        """The block modes keep needing 1 byte: one line naming --size or --input."""
+        empty = self.path("empty.bin")
+        empty.write_bytes(b"")
+        cases = [
+            (["aes-seq", "--size", "0"], "--size 0"),
+            (["aes-seq", "--mode", "ecb", "--input", str(empty)], "--input"),
+            (["aes-openssl", "--cipher", "aes-128-gcm", "--size", "0"], "--size 0"),
+        ]
+        for argv, word in cases:
+            r = self.run([str(self.binary(argv[0])), *argv[1:], "--reps", "1"])
+            err = r.stderr.decode()
+            self.expect(
+                r.returncode == 2 and err.count("\n") == 1 and word in err and "empty" in err,
+                f"refused: {' '.join(argv)}",
+                err,
+            )
+        r = self.run([str(self.binary("aes-seq")), "--size", "0B"])
+        self.expect(r.returncode == 2, "--size 0B is not a size", r.stderr.decode())
+
     def refusals(self) -> None:
         seq = str(self.binary("aes-seq"))
         cases = [
@@ -171,7 +218,7 @@ def main() -> int:
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cs-aead-") as tmp:
         c = AeadChecker(a.build.resolve(), Path(tmp))
-        vectors = [kat_vector(n) for n in (34, 530, 1089)]
+        vectors = [kat_vector(n) for n in (*ASCON_EMPTY, 34, 530, 1089)]
         c.expect(all(v.get("ct") for v in vectors), "KAT vectors read")
         for impl in ASCON + GCM:
             if not c.available(impl):
@@ -182,8 +229,11 @@ def main() -> int:
                 for v in vectors:
                     c.known_answer(impl, {**v, "iv": v["nonce"]})
             else:
-                c.known_answer(impl, TC4)
+                for v in (TC4, *GCM_EMPTY):
+                    c.known_answer(impl, v)
             c.roundtrip(impl)
+            c.empty_generated(impl)
+        c.empty_refused()
         c.refusals()
     print(f"aead: {c.checks - c.failures}/{c.checks} checks passed")
     return 1 if c.failures else 0

@@ -330,7 +330,11 @@ wait_for slurmctld 30 scontrol ping
 
 # A node: its namespaces, its /etc/slurm (the cluster's files, hard-linked, plus an
 # mpi.conf of its own: the nodes share /tmp, where the PMIx plugin would otherwise put
-# per-step directories whose names clash between nodes), /etc/hosts, hostname, slurmd.
+# per-step directories whose names clash between nodes), /etc/hosts, hostname, its own
+# /dev/shm (Open MPI's shared-memory segments are named after the host and a hash of
+# the Slurm job and step, all of which repeat in every test cluster: two clusters on one
+# machine running job N on their node1 at once would map each other's segments and
+# crash in the shared-memory transport), slurmd.
 for i in $(seq 1 "$nodes"); do
   name=$(node_name "$i")
   mkdir -p "$state/spool/$name/pmix" "$state/node/$name"
@@ -338,6 +342,7 @@ for i in $(seq 1 "$nodes"); do
   printf '%s\nPMIxCliTmpDirBase=%s\n' "$marker" "$short/spool/$name/pmix" > "$state/node/$name/mpi.conf"
   ip netns exec "$(node_ns "$i")" unshare --uts --mount --propagation private \
     sh -c 'mount --bind "$1/node/$2" /etc/slurm && mount --bind "$1/etc/hosts" /etc/hosts &&
+           mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /dev/shm &&
            hostname "$2" && exec slurmd -f /etc/slurm/slurm.conf -N "$2"' \
     node "$state" "$name" 2>>"$state/log/slurmd-$name.log"
 done

@@ -142,22 +142,23 @@ def check_mpi_points(
     return recs
 
 
+def on_every_node(cluster: Cluster, script: str) -> str:
+    """The output of one job step per node running the shell script."""
+    return cluster.run(
+        "srun", "-N", str(NODES), "--ntasks-per-node=1", "sh", "-c", script, timeout=60
+    )
+
+
 def test_four_nodes_in_namespaces(cluster: Cluster) -> None:
     """Four idle nodes with 8 CPUs each, each with its own hostname and address (a job
     step on every node reports its hostname and its only non-loopback address)."""
     print(f"[slurm] {NODES}-node bring-up took {cluster.bringup_s:.1f} s")
     lines = cluster.run("sinfo", "-h", "-N", "-o", "%N|%c|%T").split()
     assert sorted(lines) == [f"node{i}|{CPUS}|idle" for i in range(1, NODES + 1)]
-    out = cluster.run(
-        "srun",
-        "-N",
-        str(NODES),
-        "--ntasks-per-node=1",
-        "sh",
-        "-c",
+    out = on_every_node(
+        cluster,
         "echo \"$(hostname) $(ip -4 -o addr show scope global | awk '{print $4}')\""
         ' "$(head -1 /etc/slurm/slurm.conf)"',
-        timeout=60,
     )
     rows = sorted(out.splitlines())
     subnet = cluster.env["CS_SUBNET"].rsplit(".", 1)[0]
@@ -166,6 +167,23 @@ def test_four_nodes_in_namespaces(cluster: Cluster) -> None:
         host, addr, marker = row.split(" ", 2)
         assert host == f"node{i}" and addr == f"{subnet}.{10 + i}/24", row
         assert marker == f"# ciphersweep test cluster: {cluster.state}", row
+
+
+def test_nodes_have_private_shared_memory(cluster: Cluster) -> None:
+    """Each node has a /dev/shm of its own, as separate machines do: Open MPI names its
+    shared-memory segments after the host and the Slurm job, which repeat between test
+    clusters, and two jobs mapping one segment crashed aes-mpi (SIGSEGV in the
+    shared-memory transport).  A file a job step writes there is seen by its node only
+    and never by the machine."""
+    probe = f"cs-shm-probe-{cluster.state.name}"
+    out = on_every_node(
+        cluster,
+        f'touch "/dev/shm/{probe}-$(hostname)" && sleep 2 &&'
+        f' echo "$(hostname) $(ls /dev/shm | grep -c {probe})"',
+    )
+    rows = sorted(out.splitlines())
+    assert rows == [f"node{i} 1" for i in range(1, NODES + 1)], rows
+    assert not list(Path("/dev/shm").glob(f"{probe}-*"))
 
 
 def test_pousa2011_mpi_across_nodes_srun_packed(
