@@ -35,6 +35,8 @@ try:
         _default = cs_config.load_file("config/config.yaml")
         update_config(_default, workflow.config_settings.overwrite_config)
     else:
+        for _f in workflow.overwrite_configfiles:
+            cs_config.load_file(_f)  # a key given twice: refused with file and line
         _default = workflow.config_settings.overwrite_config
     config.clear()
     config.update(copy.deepcopy(_default))
