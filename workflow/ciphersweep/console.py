@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .atomic import is_temp
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -52,7 +54,9 @@ def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int
 def _names(folder: Path, suffix: str) -> list[str]:
     if not folder.is_dir():
         return []
-    return sorted({f.stem for f in folder.iterdir() if f.suffix == suffix})
+    return sorted(
+        {f.stem for f in folder.iterdir() if f.suffix == suffix and not is_temp(f)}
+    )
 
 
 def report_command(
