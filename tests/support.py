@@ -4,6 +4,7 @@ helpers to write campaign configs and run Snakemake in a private working directo
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -73,6 +74,17 @@ def run_snakemake(
         env=env,
         check=False,
     )
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of a shell file (values shell-quoted, as tests/cluster writes
+    them), read as bash's `source` reads them."""
+    out: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            out[k] = "".join(shlex.split(v))
+    return out
 
 
 @contextmanager
