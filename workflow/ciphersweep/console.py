@@ -9,6 +9,8 @@ says the same whatever the console looks like (quiet progress line or ``--verbos
 from __future__ import annotations
 
 import shlex
+import signal
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,6 +51,19 @@ def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int
         if e is not None and e.wide(target):
             noisy += 1
     return noisy, len(ok)
+
+
+def hangup_as_interrupt() -> bool:
+    """A hang-up (SIGHUP: the terminal was closed) ends the run as Ctrl-C does:
+    Snakemake stops its jobs, keeps what is finished and releases its lock, and the same
+    command continues. A hang-up that is ignored (``nohup``) stays ignored. Returns
+    whether the handler was set (only the main thread can set one)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_DFL:
+        return False
+    signal.signal(signal.SIGHUP, signal.default_int_handler)
+    return True
 
 
 def _names(folder: Path, suffix: str) -> list[str]:

@@ -113,6 +113,9 @@ def attempt(pid):
 
 
 if workflow.is_main_process:
+    # a closed terminal ends the run like Ctrl-C (lock released; the same command
+    # continues), not with the default SIGHUP death that leaves the lock behind
+    cs_console.hangup_as_interrupt()
     _again = [p for p in POINTS if attempt(p).startswith("rerun")]
     if _again:
         logger.warning(
