@@ -17,6 +17,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "workflow"))
+# the console plugin of this source tree, also where an older copy is installed
+PLUGIN_DIR = ROOT / "plugins" / "snakemake-logger-plugin-ciphersweep"
+sys.path.insert(0, str(PLUGIN_DIR))
+
+
+def with_plugin(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with this source tree's console plugin first on PYTHONPATH."""
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**env, "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), *rest])}
+
 
 VENV_BIN = ROOT / ".venv" / "bin"
 SNAKEMAKE = (
@@ -63,7 +73,7 @@ def run_snakemake(
     if profile:
         cmd += ["--profile", str(ROOT / "profiles" / profile)]
     cmd += list(args)
-    env = dict(os.environ)
+    env = with_plugin(dict(os.environ))
     env.setdefault("USER", "root")
     return subprocess.run(
         cmd,

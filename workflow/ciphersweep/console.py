@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import signal
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,34 @@ def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int
         if e is not None and e.wide(target):
             noisy += 1
     return noisy, len(ok)
+
+
+class ResultsError(RuntimeError):
+    """Results that could not be written (a full or read-only disk): one line naming
+    the file (or the directory) and the system's reason."""
+
+
+def write_step(outputs: Sequence[str], fn: Callable[..., Any], *args: Any) -> Any:
+    """Run an analysis step that writes ``outputs``; a system error while it writes
+    becomes ONE line naming the file and the reason (the console shows that line; the
+    step's previous outputs are kept, as Snakemake restores ``update`` outputs)."""
+    try:
+        return fn(*args)
+    except OSError as exc:
+        where = exc.filename or _common_dir([str(o) for o in outputs])
+        why = exc.strerror or str(exc)
+        raise ResultsError(
+            f"ciphersweep: cannot write {where}: {why} (the previous results are kept)"
+        ) from None
+
+
+def _common_dir(paths: Sequence[str]) -> str:
+    if not paths:
+        return "the results"
+    if len(paths) == 1:
+        return paths[0]
+    parents = {str(Path(p).parent) for p in paths}
+    return parents.pop() if len(parents) == 1 else str(Path(paths[0]).parent.parent)
 
 
 def hangup_as_interrupt() -> bool:
