@@ -210,6 +210,7 @@ OSSL = ["openssl", "enc", "-{cipher}", "-K", "{key}", "-iv", "{iv}", "-in", "{in
         ["-out", "{output}", "-pass", "pass:{{x}}"],
         ["-out", "x{{output}}y"],
         ["-out", "}}{output}"],
+        ["-out", "{output}", "-out", "{input}"],  # would write over the input
     ],
 )
 def test_templates_are_read_as_they_are_expanded(

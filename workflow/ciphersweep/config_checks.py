@@ -152,8 +152,9 @@ def check_key_bits(cfg: dict[str, Any]) -> None:
 
 def template_problem(template: Sequence[str]) -> str | None:
     """A command template as its expansion will read it (the same formatter): the
-    output file is a real {output} placeholder, no literal brace reaches an argument."""
-    fields: set[str] = set()
+    output file is a real {output} placeholder, no literal brace reaches an argument,
+    the input is named once."""
+    fields: list[str] = []
     for i, item in enumerate(template):
         for literal, name, _, _ in string.Formatter().parse(str(item)):
             if "{" in literal or "}" in literal:
@@ -162,9 +163,14 @@ def template_problem(template: Sequence[str]) -> str | None:
                     "{input} {output} {key} {iv} {cipher}, no other braces)"
                 )
             if name is not None:
-                fields.add(name)
+                fields.append(name)
     if "output" not in fields:
         return "no {output} placeholder (the output is verified)"
+    if fields.count("input") > 1:
+        return (
+            "{input} given twice (allowed: once; a program must not write over "
+            "the point's input)"
+        )
     return None
 
 

@@ -56,7 +56,9 @@ def loads(text: str, name: str = "<string>") -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark is not None else name
         what = getattr(exc, "problem", None) or "not valid YAML"
-        raise YamlFileError(f"{where}: YAML error: {what}") from None
+        if isinstance(exc, yaml.constructor.ConstructorError):
+            raise YamlFileError(f"{where}: {what}") from None
+        raise YamlFileError(f"{where}: YAML syntax error: {what}") from None
 
 
 def load(path: str | Path) -> Any:
