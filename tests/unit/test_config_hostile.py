@@ -17,7 +17,6 @@ from ciphersweep import config as cs_config
 from ciphersweep import preflight as cs_preflight
 from ciphersweep import sweep as cs_sweep
 from ciphersweep import tables as cs_tables
-from ciphersweep import yamlfile
 from support import ROOT, SNAKEMAKE, base_config
 
 Mutate = Callable[[dict[str, Any]], None]
@@ -80,6 +79,25 @@ def test_numbers_that_crash_a_job_are_refused(case: str, tmp_path: Path) -> None
     key, value, named = NUMBERS[case]
     msg = _refused(_set(key, value), tmp_path)
     assert named in msg, msg
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "named"),
+    [
+        ("sizes", [10**30], "sizes[0]"),
+        ("sizes", ["1KiB", "2048GiB"], "sizes[1]"),
+        (
+            "inputs",
+            [{"name": "g", "generate": {"count": 2, "min": 1, "max": 2**41}}],
+            "inputs[0].generate",
+        ),
+    ],
+)
+def test_sizes_past_one_tebibyte_are_refused(
+    key: str, value: Any, named: str, tmp_path: Path
+) -> None:
+    msg = _refused(_set(key, value), tmp_path)
+    assert named in msg and "1TiB" in msg, msg
 
 
 def test_generated_count_as_float_is_refused(tmp_path: Path) -> None:
@@ -309,9 +327,10 @@ def test_duplicate_yaml_keys_are_refused(text: str, line: int, tmp_path: Path) -
     assert "given twice" in str(exc.value)
 
 
-def test_yaml_merge_keys_may_be_overridden() -> None:
-    data = yamlfile.loads("a: &x {p: 1, q: 2}\nb:\n  <<: *x\n  p: 3\n")
-    assert data["b"] == {"p": 3, "q": 2}
+def test_yaml_merge_keys_may_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("campaign: a\nx: &x {p: 1, q: 2}\nb:\n  <<: *x\n  p: 3\n")
+    assert cs_config.load_file(path)["b"] == {"p": 3, "q": 2}
 
 
 def test_duplicate_keys_in_a_claims_file_are_refused(tmp_path: Path) -> None:
