@@ -128,12 +128,26 @@ fi
 
 # ---------------------------------------------------------------------------------------
 # Registry-free: mmdebstrap + bwrap + mksquashfs (+ siftool for a .sif).
-for tool in mmdebstrap bwrap mksquashfs python3; do
-  command -v "$tool" >/dev/null || die "$tool is not installed (apt-get install mmdebstrap bubblewrap squashfs-tools python3)"
+# Missing tools are installed from their Debian packages as root (as scripts/setup.sh
+# does for `make run`); otherwise the exact command is printed.
+declare -A tool_pkg=([mmdebstrap]=mmdebstrap [bwrap]=bubblewrap [mksquashfs]=squashfs-tools [python3]=python3)
+case "$out" in *.sif) tool_pkg[siftool]=siftool ;; esac
+missing=()
+for tool in "${!tool_pkg[@]}"; do
+  command -v "$tool" >/dev/null || missing+=("${tool_pkg[$tool]}")
 done
-case "$out" in
-  *.sif) command -v siftool >/dev/null || die "$(basename "$out"): writing a SIF without Apptainer needs siftool (apt-get install siftool)" ;;
-esac
+if [ ${#missing[@]} -gt 0 ]; then
+  mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+  [ "$(id -u)" -eq 0 ] || die "missing packages; run this, then try again: sudo apt-get install -y --no-install-recommends ${missing[*]}"
+  say "installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+    || { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; } \
+    || die "apt-get could not install ${missing[*]}"
+  for tool in "${!tool_pkg[@]}"; do
+    command -v "$tool" >/dev/null || die "$tool is still not on PATH after installing ${tool_pkg[$tool]} (PATH=$PATH)"
+  done
+fi
 [ "$(id -u)" -eq 0 ] || die "the registry-free build runs as root (mmdebstrap root mode, chroot-owned files)"
 
 bootstrap=$(deffile header Bootstrap)
@@ -202,7 +216,7 @@ chmod 1777 "$rootfs/tmp" "$rootfs/var/tmp"
 : >"$rootfs/etc/resolv.conf"
 echo localhost >"$rootfs/etc/hostname"   # not the build host's name
 [ -e "$rootfs/etc/hosts" ] || printf '127.0.0.1 localhost\n' >"$rootfs/etc/hosts"
-rm -rf "$rootfs"/var/cache/apt/* "$rootfs"/var/lib/apt/lists/* "$rootfs"/tmp/* "$rootfs"/dev/*
+rm -rf "${rootfs:?}"/var/cache/apt/* "${rootfs:?}"/var/lib/apt/lists/* "${rootfs:?}"/tmp/* "${rootfs:?}"/dev/*
 
 say "mksquashfs ($comp)"
 mksquashfs "$rootfs" "$work/image.sqfs" -comp "$comp" -noappend -quiet -no-progress \

@@ -4,6 +4,7 @@ helpers to write campaign configs and run Snakemake in a private working directo
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -16,6 +17,16 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "workflow"))
+# the console plugin of this source tree, also where an older copy is installed
+PLUGIN_DIR = ROOT / "plugins" / "snakemake-logger-plugin-ciphersweep"
+sys.path.insert(0, str(PLUGIN_DIR))
+
+
+def with_plugin(env: dict[str, str]) -> dict[str, str]:
+    """``env`` with this source tree's console plugin first on PYTHONPATH."""
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**env, "PYTHONPATH": os.pathsep.join([str(PLUGIN_DIR), *rest])}
+
 
 VENV_BIN = ROOT / ".venv" / "bin"
 SNAKEMAKE = (
@@ -62,7 +73,7 @@ def run_snakemake(
     if profile:
         cmd += ["--profile", str(ROOT / "profiles" / profile)]
     cmd += list(args)
-    env = dict(os.environ)
+    env = with_plugin(dict(os.environ))
     env.setdefault("USER", "root")
     return subprocess.run(
         cmd,
@@ -73,6 +84,17 @@ def run_snakemake(
         env=env,
         check=False,
     )
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of a shell file (values shell-quoted, as tests/cluster writes
+    them), read as bash's `source` reads them."""
+    out: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            k, v = line.split("=", 1)
+            out[k] = "".join(shlex.split(v))
+    return out
 
 
 @contextmanager

@@ -9,7 +9,7 @@ die() { echo "cluster/kill-node: $*" >&2; exit 1; }
 state=$(cd "$1" 2>/dev/null && pwd) || die "$1: no such state dir"
 [[ "$2" =~ ^node([0-9]+)$ ]] || die "NODE: '$2' (allowed: node1 .. nodeN)"
 i=${BASH_REMATCH[1]}
-prefix=$(sed -n 's/^CS_NETNS_PREFIX=//p' "$state/env")
+prefix=$(bash -c 'source "$1" && printf %s "$CS_NETNS_PREFIX"' _ "$state/env")
 ns="$prefix-n$i"
 grep -qx "netns $ns" "$state/net" || die "$2: not a node of the cluster in $state"
 ip -n "$ns" link set eth0 down

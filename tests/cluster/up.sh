@@ -118,24 +118,22 @@ ln -sfn "$state" "$short" && echo "symlink $short" >> "$state/net"
 node_list="node[1-$nodes]"
 [ "$nodes" -eq 1 ] && node_list=node1
 
-cat > "$state/env" <<EOF
-# written by tests/cluster/up.sh
-CS_STATE=$state
-CS_NODE=node1
-CS_NODES=$(for i in $(seq 1 "$nodes"); do printf '%s ' "$(node_name "$i")"; done | sed 's/ $//')
-CS_NODE_LIST=$node_list
-CS_NODE_COUNT=$nodes
-CS_PARTITION=$partition
-CS_CLUSTER=$cluster
-CS_CPUS=$cpus
-CS_GPUS=$gpus
-CS_ACCOUNTING=$accounting
-CS_SUBNET=$net.0/24
-CS_NETNS_PREFIX=cs${tag}
-CS_MUNGE_SOCKET=$state/munge/munge.socket
-CS_DB_SOCKET=$state/dbrun/mysqld.sock
-SLURM_CONF=$state/etc/slurm.conf
-EOF
+"$here/write-env.sh" "$state/env" \
+  "CS_STATE=$state" \
+  "CS_NODE=node1" \
+  "CS_NODES=$(for i in $(seq 1 "$nodes"); do printf '%s ' "$(node_name "$i")"; done | sed 's/ $//')" \
+  "CS_NODE_LIST=$node_list" \
+  "CS_NODE_COUNT=$nodes" \
+  "CS_PARTITION=$partition" \
+  "CS_CLUSTER=$cluster" \
+  "CS_CPUS=$cpus" \
+  "CS_GPUS=$gpus" \
+  "CS_ACCOUNTING=$accounting" \
+  "CS_SUBNET=$net.0/24" \
+  "CS_NETNS_PREFIX=cs${tag}" \
+  "CS_MUNGE_SOCKET=$state/munge/munge.socket" \
+  "CS_DB_SOCKET=$state/dbrun/mysqld.sock" \
+  "SLURM_CONF=$state/etc/slurm.conf"
 export SLURM_CONF=$state/etc/slurm.conf
 
 # If anything below fails, stop what was started and remove what was made.

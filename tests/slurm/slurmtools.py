@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
-from support import default_signals
+from support import default_signals, read_env_file
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_DIR = ROOT / "tests" / "cluster"
@@ -233,11 +233,7 @@ def start_cluster(
             else ""
         )
         pytest.fail(f"cluster bring-up failed:\n{p.stdout}\n{p.stderr}\n{logs}")
-    cenv = {}
-    for line in (state / "env").read_text().splitlines():
-        if "=" in line and not line.startswith("#"):
-            k, v = line.split("=", 1)
-            cenv[k] = v
+    cenv = read_env_file(state / "env")
     CURRENT["SLURM_CONF"] = cenv["SLURM_CONF"]
     print(f"\n[slurm] {p.stdout.strip()} (measured {took:.1f} s)", file=sys.stderr)
     c = Cluster(state=state, env=cenv, bringup_s=took)

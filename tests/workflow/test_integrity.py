@@ -229,16 +229,25 @@ def test_same_command_reruns_failed_and_damaged_points(tmp_path: Path) -> None:
     assert SEQ not in _planned(tmp_path, cfg)
 
 
-def test_interrupted_snakemake_continues_with_the_same_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "sig",
+    # Ctrl-C, and a hang-up (the terminal closed), which ends the run the same way
+    [signal.SIGINT, signal.SIGHUP],
+    ids=["SIGINT", "SIGHUP"],
+)
+def test_interrupted_snakemake_continues_with_the_same_command(
+    sig: signal.Signals, tmp_path: Path
+) -> None:
     kbin = _kernels(tmp_path)
     cfg = _cfg(kbin)
     started, release = _hold(kbin, "aes-openssl")
     proc = _start(tmp_path, cfg)
     _wait_for(started, proc)
-    os.kill(proc.pid, signal.SIGINT)  # Snakemake alone, not its kernel
+    os.kill(proc.pid, sig)  # Snakemake alone, not its kernel
     release.touch()
     out, _ = proc.communicate(timeout=300)
     assert proc.returncode != 0, out[-3000:]
+    assert not list((tmp_path / ".snakemake" / "locks").glob("*")), out[-3000:]
     _unhold(kbin, "aes-openssl")
     again = run_snakemake(tmp_path, cfg)
     assert again.returncode == 0, again.stderr[-3000:]

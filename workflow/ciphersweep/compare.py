@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from . import layouts, records
+from .render import md_escape
 from .stats import _num  # a summary cell as a float (None: empty or NaN)
 from .sweep import Point
 
@@ -819,7 +820,7 @@ def _markdown(name: str, rows: list[dict[str, Any]]) -> str:
         [
             ""
             if r.get(c) is None
-            else (f"{r[c]:.4g}" if isinstance(r[c], float) else str(r[c]))
+            else (f"{r[c]:.4g}" if isinstance(r[c], float) else md_escape(str(r[c])))
             for c in cols
         ]
         for r in rows

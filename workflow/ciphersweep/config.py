@@ -7,6 +7,7 @@ and what is allowed; the workflow turns it into a one-line error with no traceba
 from __future__ import annotations
 
 import copy
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from . import config_checks, yamlfile
 from .units import parse_size, size_label
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
@@ -40,6 +42,20 @@ _CIPHER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,40}$")
 
 class ConfigError(ValueError):
     """A configuration mistake; the message is meant for the user as is."""
+
+
+def _is_integer(_: Any, instance: Any) -> bool:
+    """An integer is an int: ``3.0`` or ``1e20`` is refused where a count, a seed or
+    a limit is asked for (a float there ends as a crash inside a job)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", _is_integer
+    ),
+)
 
 
 @lru_cache(maxsize=1)
@@ -167,6 +183,18 @@ def _check_strings(node: Any, path: tuple[Any, ...]) -> None:
             )
 
 
+def _check_finite(node: Any, path: tuple[Any, ...]) -> None:
+    """No number is infinite or NaN (``.inf``, ``.nan`` pass every bound of a schema)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _check_finite(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _check_finite(v, path + (i,))
+    elif isinstance(node, float) and not math.isfinite(node):
+        raise _fail(list(path), f"{node!r} is not allowed (allowed: a finite number)")
+
+
 def validate(
     raw: dict[str, Any], root: str | Path = ".", workdir: str | Path = "."
 ) -> dict[str, Any]:
@@ -176,7 +204,7 @@ def validate(
     directory relative paths (input files) are resolved against.
     """
     cfg = copy.deepcopy(dict(raw))
-    validator = jsonschema.Draft202012Validator(schema())
+    validator = _Validator(schema())
     errors = sorted(
         validator.iter_errors(cfg),
         key=lambda e: (len(list(e.absolute_path)), str(e.message)),
@@ -186,7 +214,12 @@ def validate(
         best = jsonschema.exceptions.best_match(errors)
         raise _describe(best)
     _check_strings(cfg, ())
+    _check_finite(cfg, ())
     _fill_defaults(cfg, schema())
+    try:
+        _check_values(cfg, workdir)
+    except config_checks.Problem as exc:
+        raise _fail(exc.path, exc.msg) from None
     backends = cfg["backends"]
     for name in BACKENDS:
         if name in backends and backends[name] is not None:
@@ -221,12 +254,20 @@ def validate(
             )
         names.add(item["name"])
         _check_input(item, i, workdir)
+    try:
+        config_checks.check_input_names(cfg, workdir)
+    except config_checks.Problem as exc:
+        raise _fail(exc.path, exc.msg) from None
     if not cfg["sizes"] and not cfg["inputs"]:
         raise _fail(
             "sizes", "no sizes and no inputs (allowed: at least one size or input file)"
         )
 
     _check_python_backends(cfg, backends)
+    try:
+        config_checks.check_key_bits(cfg)
+    except config_checks.Problem as exc:
+        raise _fail(exc.path, exc.msg) from None
     # backends
     for name in ("seq", "omp", "mpi"):
         b = backends.get(name)
@@ -294,6 +335,10 @@ def validate(
         compare.check_config(cfg, root, workdir)
     except ValueError as exc:
         raise ConfigError(f"invalid config: {exc}") from None
+    try:
+        _check_compare_files(cfg)
+    except config_checks.Problem as exc:
+        raise _fail(exc.path, exc.msg) from None
     _check_variants(cfg)
     _check_aead(backends.get("seq"))
     # platform
@@ -311,6 +356,28 @@ def validate(
                 "'cpu' has no aes-cuda (allowed with a cuda backend: a CUDA recipe, e.g. cuda)",
             )
     return cfg
+
+
+def _check_values(cfg: dict[str, Any], workdir: str | Path) -> None:
+    """Cipher names in one spelling and compiler flags that are flags
+    (ciphersweep.config_checks)."""
+    config_checks.normalise_ciphers(cfg)
+    config_checks.check_flags(cfg["build"])
+
+
+def _check_compare_files(cfg: dict[str, Any]) -> None:
+    """Another campaign's summary.csv holds results; a claims file's values have
+    their types (both read now, not after the campaign ran)."""
+    comp = cfg["compare"]
+    if "campaign" in comp:
+        config_checks.check_summary(comp["campaign"])
+    if "claims" in comp:
+        try:
+            data = yamlfile.load(comp["claims"])
+        except yamlfile.YamlFileError as exc:
+            raise config_checks.Problem("compare.claims", str(exc)) from None
+        if isinstance(data, dict):
+            config_checks.check_claims(data.get("claims"), Path(comp["claims"]).name)
 
 
 def _check_duplicates(cfg: dict[str, Any]) -> None:
@@ -446,13 +513,11 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
                     if op in cfg["ops"]:
                         raise _fail(at, f"no {op!r} argument list, but ops has {op}")
                     continue
-                bad = cs_launch.placeholder_errors(prog[op])
+                bad = cs_launch.placeholder_errors(
+                    prog[op]
+                ) or config_checks.template_problem(prog[op])
                 if bad:
                     raise _fail(at + [op], bad)
-                if "{output}" not in "".join(prog[op]):
-                    raise _fail(
-                        at + [op], "no {output} placeholder (the output is verified)"
-                    )
     runtime = cfg["platform"]["container"]["runtime"]
     for name in PY_BACKENDS:
         if backends.get(name) is not None and runtime != "none":
@@ -543,17 +608,9 @@ def _check_precision(cfg: dict[str, Any]) -> None:
 def load_file(path: str | Path) -> dict[str, Any]:
     """A campaign file as a dict; a YAML mistake is one line with the file and line."""
     try:
-        with open(path) as fh:
-            data = yaml.safe_load(fh)
-    except OSError as exc:
-        raise ConfigError(
-            f"{path}: cannot be read ({exc.strerror}; allowed: a readable YAML file)"
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        what = getattr(exc, "problem", None) or "not valid YAML"
-        raise ConfigError(f"{where}: YAML syntax error: {what}") from None
+        data = yamlfile.load(path)
+    except yamlfile.YamlFileError as exc:
+        raise ConfigError(str(exc)) from None
     if not isinstance(data, dict):
         raise ConfigError(
             f"{path}: not a mapping of keys (allowed: campaign: ..., ...)"

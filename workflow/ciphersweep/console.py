@@ -9,9 +9,13 @@ says the same whatever the console looks like (quiet progress line or ``--verbos
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+import signal
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .atomic import is_temp
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -49,10 +53,53 @@ def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int
     return noisy, len(ok)
 
 
+class ResultsError(RuntimeError):
+    """Results that could not be written (a full or read-only disk): one line naming
+    the file (or the directory) and the system's reason."""
+
+
+def write_step(outputs: Sequence[str], fn: Callable[..., Any], *args: Any) -> Any:
+    """Run an analysis step that writes ``outputs``; a system error while it writes
+    becomes ONE line naming the file and the reason (the console shows that line; the
+    step's previous outputs are kept, as Snakemake restores ``update`` outputs)."""
+    try:
+        return fn(*args)
+    except OSError as exc:
+        where = exc.filename or _common_dir([str(o) for o in outputs])
+        why = exc.strerror or str(exc)
+        raise ResultsError(
+            f"ciphersweep: cannot write {where}: {why} (the previous results are kept)"
+        ) from None
+
+
+def _common_dir(paths: Sequence[str]) -> str:
+    if not paths:
+        return "the results"
+    if len(paths) == 1:
+        return paths[0]
+    parents = {str(Path(p).parent) for p in paths}
+    return parents.pop() if len(parents) == 1 else str(Path(paths[0]).parent.parent)
+
+
+def hangup_as_interrupt() -> bool:
+    """A hang-up (SIGHUP: the terminal was closed) ends the run as Ctrl-C does:
+    Snakemake stops its jobs, keeps what is finished and releases its lock, and the same
+    command continues. A hang-up that is ignored (``nohup``) stays ignored. Returns
+    whether the handler was set (only the main thread can set one)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_DFL:
+        return False
+    signal.signal(signal.SIGHUP, signal.default_int_handler)
+    return True
+
+
 def _names(folder: Path, suffix: str) -> list[str]:
     if not folder.is_dir():
         return []
-    return sorted({f.stem for f in folder.iterdir() if f.suffix == suffix})
+    return sorted(
+        {f.stem for f in folder.iterdir() if f.suffix == suffix and not is_temp(f)}
+    )
 
 
 def report_command(

@@ -17,11 +17,14 @@ difference fails the point. The child's CPU time comes from ``wait4``.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
+import select
 import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -43,14 +46,78 @@ def _extra(ap: argparse.ArgumentParser) -> None:
     )
 
 
+# What is kept of a program's stdout and stderr: its first and last KEEP bytes (a
+# program that floods its output must not fill the disk).
+KEEP = 64 * 1024
+
+
+class _CappedOutput:
+    """Drains a pipe in a thread, keeping the first and last :data:`KEEP` bytes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.total, self.head = fd, 0, bytearray()
+        self.tail: collections.deque[bytes] = collections.deque()
+        self.tail_bytes = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _take(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = KEEP - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail.append(chunk)
+            self.tail_bytes += len(chunk)
+            while self.tail_bytes - len(self.tail[0]) >= KEEP:
+                self.tail_bytes -= len(self.tail.popleft())
+
+    def _drain(self) -> None:
+        # after the program ended, what is still in the pipe is read; a child it left
+        # running that holds the pipe open does not keep this thread alive
+        while True:
+            ready, _, _ = select.select(
+                [self.fd], [], [], 0 if self.done.is_set() else 0.2
+            )
+            if not ready:
+                if self.done.is_set():
+                    return
+                continue
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                return
+            self._take(chunk)
+
+    def finish(self, log: str) -> None:
+        """Stop draining and write what was kept to ``log``."""
+        self.done.set()
+        self.thread.join()
+        os.close(self.fd)
+        tail = b"".join(self.tail)
+        left_out = self.total - len(self.head) - len(tail)
+        if left_out > 0:
+            tail = tail[-KEEP:]
+            left_out = self.total - len(self.head) - len(tail)
+        with open(log, "wb") as fh:
+            fh.write(bytes(self.head))
+            if left_out > 0:
+                fh.write(f"\n[... {left_out} bytes of output left out ...]\n".encode())
+            fh.write(tail)
+
+
 def _spawn(argv: list[str], log: str) -> tuple[int, float, Any]:
-    """Run ``argv`` (stdout and stderr to ``log``); exit status, wall seconds, rusage."""
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    """Run ``argv`` (stdout and stderr, capped, to ``log``); exit status, wall
+    seconds, rusage."""
+    rfd, wfd = os.pipe()
+    capped = _CappedOutput(rfd)
     try:
         actions = [
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, fd, 1),
-            (os.POSIX_SPAWN_DUP2, fd, 2),
+            (os.POSIX_SPAWN_DUP2, wfd, 1),
+            (os.POSIX_SPAWN_DUP2, wfd, 2),
+            (os.POSIX_SPAWN_CLOSE, rfd),
         ]
         t0 = time.perf_counter()
         try:
@@ -59,10 +126,12 @@ def _spawn(argv: list[str], log: str) -> tuple[int, float, Any]:
             raise pykernel.KernelError(
                 f"cannot start {argv[0]!r}: {exc.strerror or exc}"
             ) from None
+        finally:
+            os.close(wfd)
         _, status, usage = os.wait4(pid, 0)
         t1 = time.perf_counter()
     finally:
-        os.close(fd)
+        capped.finish(log)
     return os.waitstatus_to_exitcode(status), t1 - t0, usage
 
 

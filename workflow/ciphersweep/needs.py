@@ -60,8 +60,6 @@ HEADER = (
 
 
 def main(argv: Sequence[str]) -> int:
-    import yaml
-
     from ciphersweep import config as cs_config
     from ciphersweep import sweep as cs_sweep
 
@@ -69,9 +67,7 @@ def main(argv: Sequence[str]) -> int:
     print(HEADER)
     for path in argv:
         try:
-            cfg = cs_config.validate(
-                yaml.safe_load(Path(path).read_text()), root=root, workdir=root
-            )
+            cfg = cs_config.validate(cs_config.load_file(path), root=root, workdir=root)
         except cs_config.ConfigError as exc:
             print(f"{path}: {cs_config.format_error(exc)}", file=sys.stderr)
             return 1

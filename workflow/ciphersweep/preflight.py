@@ -21,6 +21,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from . import compare
 from .config import ConfigError
 from .sweep import Point
 from .units import size_label
@@ -50,6 +51,39 @@ def output_problem(paths: Iterable[str | Path]) -> str | None:
             if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
                 return f"{parent} is not writable (allowed: a directory you can write)"
     return None
+
+
+def check_unique(cfg: dict[str, Any], outputs: Sequence[str | Path]) -> None:
+    """Each output is made once: a table of ``tables`` named like a generic table (or
+    like another table's ``per`` part) would be two jobs writing one file."""
+    seen: set[str] = set()
+    for path in map(str, outputs):
+        if path in seen:
+            name = Path(path).stem
+            idx = [
+                i
+                for i, t in enumerate(cfg.get("tables") or [])
+                if name == t["name"] or name.startswith(t["name"] + "_")
+            ]
+            where = f"tables[{idx[-1]}].name" if idx else "tables"
+            raise _fail(
+                where,
+                f"{name!r} is the name of another table of this campaign (allowed: a "
+                "name no generic table and no other table's per-value table takes)",
+            )
+        seen.add(path)
+
+
+def check_references(cfg: dict[str, Any], points: Sequence[Point]) -> None:
+    """Each of ``compare.references`` selects at least one point (a reference that
+    selects none would check nothing, and a run meant to fail on it would pass)."""
+    for i, ref in enumerate((cfg.get("compare") or {}).get("references", [])):
+        if not compare.matching(points, compare.selector(ref["where"])):
+            raise _fail(
+                f"compare.references[{i}].where",
+                f"{ref['where']!r} selects no point of this campaign (allowed: a "
+                "selector of at least one point)",
+            )
 
 
 # --------------------------------------------------------------------------- memory
@@ -178,6 +212,9 @@ def check(
     local: bool = True,
 ) -> None:
     """Every check above; raises :class:`ConfigError` with one line."""
+    outputs = list(outputs)
+    check_unique(cfg, outputs)
+    check_references(cfg, points)
     problem = output_problem(outputs)
     if problem:
         raise ConfigError(f"cannot write the results: {problem}")

@@ -150,15 +150,28 @@ def csv_frame(t: Table) -> pd.DataFrame:
 # ------------------------------------------------------------------ Markdown
 
 
+def one_line(s: str) -> str:
+    """Text on one line: every line break (and other control character) a space."""
+    return "".join(" " if ord(c) < 32 or c in "\x7f\u2028\u2029\x85" else c for c in s)
+
+
+def md_escape(s: str) -> str:
+    """Text of a Markdown table cell, heading or footnote: one line, a ``|`` that
+    does not end the cell, no raw HTML."""
+    out = one_line(s).replace("\\", "\\\\").replace("|", "\\|")
+    return out.replace("<", "&lt;").replace(">", "&gt;")
+
+
 def render_markdown(t: Table) -> str:
     from tabulate import tabulate
 
     body, notes = with_notes(t)
+    body = [[md_escape(c) for c in row] for row in body]
     text = (
-        f"### {t.title}\n\n"
+        f"### {md_escape(t.title)}\n\n"
         + tabulate(
             body,
-            headers=[t.row_header] + t.columns,
+            headers=[md_escape(h) for h in [t.row_header] + t.columns],
             tablefmt="github",
             disable_numparse=True,
             colalign=["left"] + ["right"] * len(t.columns),
@@ -166,36 +179,44 @@ def render_markdown(t: Table) -> str:
         + "\n"
     )
     if notes:
-        text += "\n" + "\n".join(f"[{i + 1}] {n}" for i, n in enumerate(notes)) + "\n"
+        text += (
+            "\n"
+            + "\n".join(f"[{i + 1}] {md_escape(n)}" for i, n in enumerate(notes))
+            + "\n"
+        )
     return text
 
 
 # ------------------------------------------------------------------ LaTeX
 
 
+_TEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "±": r"$\pm$",
+}
+
+
 def tex_escape(s: str) -> str:
-    for a, b in (
-        ("\\", r"\textbackslash{}"),
-        ("&", r"\&"),
-        ("%", r"\%"),
-        ("$", r"\$"),
-        ("#", r"\#"),
-        ("_", r"\_"),
-        ("{", r"\{"),
-        ("}", r"\}"),
-        ("~", r"\textasciitilde{}"),
-        ("^", r"\textasciicircum{}"),
-        ("±", r"$\pm$"),
-    ):
-        s = s.replace(a, b)
-    return s
+    """Text as LaTeX typesets it literally, on one line (a line break could end a
+    comment or a row and start a command of its own); each character is replaced
+    once, so a replacement is never escaped again."""
+    return "".join(_TEX.get(c, c) for c in one_line(s))
 
 
 def render_latex(t: Table) -> str:
     body, notes = with_notes(t)
     cols = "l" + "r" * len(t.columns)
     lines = [
-        "% " + t.title,
+        "% " + one_line(t.title),
         r"\begin{tabular}{" + cols + "}",
         r"\hline",
         " & ".join(tex_escape(h) for h in [t.row_header] + t.columns) + r" \\",

@@ -16,6 +16,17 @@ _FACTORS = {
 }
 _SIZE_RE = re.compile(r"^\s*([0-9]+)\s*([A-Za-z]*)\s*$")
 ALLOWED = "N, NB, NKB, NMB, NGB, NKiB, NMiB, NGiB (KB = 1000, KiB = 1024; N >= 1)"
+MAX_BYTES = 2**40  # 1 TiB: far above any machine's memory, within every size type
+
+
+def _bounded(value: str | int, n: int) -> int:
+    if n < 1:
+        raise ValueError(f"{value!r} is not a size (allowed: {ALLOWED})")
+    if n > MAX_BYTES:
+        raise ValueError(
+            f"{value!r} is too large (allowed: at most 1TiB, {MAX_BYTES} bytes)"
+        )
+    return n
 
 
 def parse_size(value: str | int) -> int:
@@ -23,16 +34,11 @@ def parse_size(value: str | int) -> int:
     if isinstance(value, bool):
         raise TypeError(f"{value!r} is not a size (allowed: {ALLOWED})")
     if isinstance(value, int):
-        if value < 1:
-            raise ValueError(f"{value!r} is not a size (allowed: {ALLOWED})")
-        return value
+        return _bounded(value, value)
     m = _SIZE_RE.match(str(value))
     if not m or m.group(2).upper() not in _FACTORS:
         raise ValueError(f"{value!r} is not a size (allowed: {ALLOWED})")
-    n = int(m.group(1)) * _FACTORS[m.group(2).upper()]
-    if n < 1:
-        raise ValueError(f"{value!r} is not a size (allowed: {ALLOWED})")
-    return n
+    return _bounded(value, int(m.group(1)) * _FACTORS[m.group(2).upper()])
 
 
 def size_label(value: str | int) -> str:

@@ -36,7 +36,9 @@ rule gather:
     log:
         f"{RES}/logs/gather.log",
     run:
-        cs_records.gather_files(list(input), POINT_LIST, output, log[0])
+        cs_console.write_step(
+            output, cs_records.gather_files, list(input), POINT_LIST, output, log[0]
+        )
 
 
 rule tables:
@@ -51,7 +53,15 @@ rule tables:
     log:
         f"{RES}/logs/tables.log",
     run:
-        cs_tables.write_tables(CFG, POINT_LIST, input, f"{RES}/tables", log[0])
+        cs_console.write_step(
+            output,
+            cs_tables.write_tables,
+            CFG,
+            POINT_LIST,
+            input,
+            f"{RES}/tables",
+            log[0],
+        )
 
 
 rule plots:
@@ -72,7 +82,15 @@ rule plots:
     log:
         f"{RES}/logs/plots.log",
     run:
-        cs_plots.write_plots(CFG, POINT_LIST, input.summary, f"{RES}/plots", log[0])
+        cs_console.write_step(
+            output,
+            cs_plots.write_plots,
+            CFG,
+            POINT_LIST,
+            input.summary,
+            f"{RES}/plots",
+            log[0],
+        )
 
 
 rule report:
@@ -92,8 +110,15 @@ rule report:
     log:
         f"{RES}/logs/report.log",
     run:
-        cs_report.write_report(
-            CFG, POINT_LIST, input, list(input.plots), output[0], log[0]
+        cs_console.write_step(
+            output,
+            cs_report.write_report,
+            CFG,
+            POINT_LIST,
+            input,
+            list(input.plots),
+            output[0],
+            log[0],
         )
 
 
@@ -134,8 +159,14 @@ if COMPARE_FILES:
         log:
             f"{RES}/logs/compare.log",
         run:
-            cs_compare.write(
-                CFG, POINT_LIST, input.summary, f"{RES}/compare", log[0]
+            cs_console.write_step(
+                output,
+                cs_compare.write,
+                CFG,
+                POINT_LIST,
+                input.summary,
+                f"{RES}/compare",
+                log[0],
             )
             warn_violations(f"{RES}/compare/references.csv")
 

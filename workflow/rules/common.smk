@@ -36,6 +36,8 @@ try:
         _default = cs_config.load_file("config/config.yaml")
         update_config(_default, workflow.config_settings.overwrite_config)
     else:
+        for _f in workflow.overwrite_configfiles:
+            cs_config.load_file(_f)  # a key given twice: refused with file and line
         _default = workflow.config_settings.overwrite_config
     config.clear()
     config.update(copy.deepcopy(_default))
@@ -112,6 +114,9 @@ def attempt(pid):
 
 
 if workflow.is_main_process:
+    # a closed terminal ends the run like Ctrl-C (lock released; the same command
+    # continues), not with the default SIGHUP death that leaves the lock behind
+    cs_console.hangup_as_interrupt()
     _again = [p for p in POINTS if attempt(p).startswith("rerun")]
     if _again:
         logger.warning(

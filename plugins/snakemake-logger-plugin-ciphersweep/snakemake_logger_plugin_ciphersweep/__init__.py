@@ -7,8 +7,10 @@ command), a campaign shows one progress line::
 
 On a terminal the line is redrawn in place; in a log file (no terminal) a new line is
 written every tenth of the campaign, and at least every 30 seconds while points finish.
-Warnings, errors and failed jobs are printed as they come; the workflow's own summary
-(a log record carrying ``ciphersweep="summary"``) is printed at the end.
+Warnings, errors and failed jobs are printed as they come (a failed job whose error
+the workflow words as one line is that line, without file and line frames); the
+workflow's own summary (a log record carrying ``ciphersweep="summary"``) is printed
+at the end.
 
 ``--verbose``, ``--printshellcmds`` (``-p``), ``--debug-dag`` and dry runs give
 Snakemake's usual output instead (long input lists shortened, no ``Shell command:
@@ -34,6 +36,46 @@ LOG_EVERY_S = 30.0
 MAX_LISTED_FILES = 6
 # Snakemake's message when every requested file is up to date (shown as it is)
 NOTHING_TO_DO = "Nothing to be done"
+# A failed job's error as the workflow words it: a line of its own in Snakemake's
+# exception report, which the console shows alone (no file and line frames).
+OWN_LINE = "ciphersweep: "
+
+
+def condensed(text: str) -> str | None:
+    """What the console shows of a warning or error (None: nothing).
+
+    Snakemake's "Cannot restore <file>: no backup found." after a failed job that had
+    no previous output says nothing a user can act on (there was nothing to keep);
+    an exception report that carries the workflow's own one-line message is that
+    line alone."""
+    if text.startswith("Cannot restore ") and text.rstrip().endswith(
+        "no backup found."
+    ):
+        return None
+    own = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(OWN_LINE)]
+    if own and ("Exception" in text or "Error" in text):
+        return own[0]
+    if "Write-protected output files for rule" in text:
+        return _protected(text)
+    return text
+
+
+def _protected(text: str) -> str:
+    """Snakemake's report of outputs it cannot write (a read-only directory or
+    write-protected files) as one line."""
+    lines = text.splitlines()
+    head = next(ln for ln in lines if "Write-protected output files for rule" in ln)
+    rule = head.split("for rule", 1)[1].strip(" :")
+    at = next((i for i, ln in enumerate(lines) if "affected files:" in ln), len(lines))
+    files = [ln.strip() for ln in lines[at + 1 :] if ln.strip()]
+    more = (
+        f" and {len(files) - 1} more output(s) of rule {rule}" if len(files) > 1 else ""
+    )
+    first = files[0] if files else f"the outputs of rule {rule}"
+    return (
+        f"{OWN_LINE}cannot write {first}{more}: read-only or write-protected "
+        "(the previous results are kept)"
+    )
 
 
 def clock(seconds: float) -> str:
@@ -212,7 +254,7 @@ class LogHandler(LogHandlerBase):
             LogEvent.GROUP_ERROR,
             LogEvent.SHELLCMD,
         ):
-            text = self.format(record)
+            text = condensed(self.format(record))
             if text and text != "None":
                 self._write(text)
 
