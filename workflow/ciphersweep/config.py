@@ -216,6 +216,7 @@ def validate(
     _check_strings(cfg, ())
     _check_finite(cfg, ())
     _fill_defaults(cfg, schema())
+    _check_duplicates(cfg)  # before the names are normalised: it quotes the user's
     try:
         _check_values(cfg, workdir)
     except config_checks.Problem as exc:
@@ -232,7 +233,6 @@ def validate(
 
     _check_precision(cfg)
     _check_batch(cfg)
-    _check_duplicates(cfg)
     cluster = cfg["cluster"]
     # sizes
     seen: dict[int, str] = {}
