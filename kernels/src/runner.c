@@ -243,6 +243,7 @@ int cs_load_data(cs_run *r, uint8_t **out, size_t *out_n)
         }
         cs_generate(data, n, o->seed);
     }
+    cs_fingerprint_take(&r->fp, data, n); /* outside the timed region */
     *out = data;
     *out_n = n;
     return 0;
@@ -426,6 +427,9 @@ static void record(const cs_run *r, const prov_t *p, cs_buf *b, int rep, int bat
     cs_json_str(b, "timestamp", ts);
     cs_json_str(b, "slurm_job_id", getenv("SLURM_JOB_ID"));
     cs_json_str(b, "slurm_nodelist", getenv("SLURM_JOB_NODELIST"));
+    const cs_fp_shape shape = {r->ranks, r->threads, r->gpus, r->cipher, r->impl_name,
+                               r->mode_name, o->op == CS_ENCRYPT ? "encrypt" : "decrypt"};
+    cs_fingerprint_json(b, &r->fp, &shape);
     if (r->be->record_fields)
         r->be->record_fields(r, b);
     cs_json_end(b);

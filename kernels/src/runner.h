@@ -29,6 +29,7 @@
 #include "cli.h"
 #include "energy.h"
 #include "evp.h"
+#include "fingerprint.h"
 #include "input.h"
 #include "json.h"
 #include "prov.h"
@@ -81,6 +82,7 @@ typedef struct {
     size_t ref_len;
     uint8_t tag[16];          /* AEAD tag of the prepared ciphertext (aes-openssl) */
     int has_tag;
+    cs_fingerprint fp;        /* digests of the binary and the data set (root) */
 } cs_run;
 
 struct cs_backend {
