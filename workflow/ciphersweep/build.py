@@ -123,10 +123,14 @@ def size_rows(bdir: str | Path, binaries: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def build_info(variant: str, cflags: str | None, args: list[str]) -> dict[str, Any]:
-    """What a build was: the variant, its exact flags, -march=native resolved."""
+def build_info(
+    variant: str, cflags: str | None, args: list[str], key: str | None = None
+) -> dict[str, Any]:
+    """What a build was: the variant, its exact flags, -march=native resolved, and its
+    build key (:func:`ciphersweep.fingerprint.build_key`, baked into the binaries)."""
     return {
         "variant": variant or "default",
+        "build_key": key,
         "cflags": cflags,
         "cmake_args": args,
         "march_native": resolve_march(cflags or ""),
@@ -149,21 +153,26 @@ def build_kernels(
     Path(log).write_text("")
     env = dict(os.environ)
     env["CIPHERSWEEP_BUILD_TARGETS"] = " ".join(targets)
-    run_logged([script, bdir, *args], log, env)
+    key = info.get("build_key")
+    run_logged(
+        [script, bdir, *args, *([f"-DCS_BUILD_KEY={key}"] if key else [])], log, env
+    )
     tmp = Path(bdir) / f"{INFO_FILE}.tmp"
     tmp.write_text(json.dumps(info, sort_keys=True) + "\n")
     os.replace(tmp, Path(bdir) / INFO_FILE)
 
 
-def build_rule(script: str, params: Any, log: str) -> None:
-    """The body of the build rules (params: variant, cflags, cmake_args, build_dir,
-    targets)."""
+def build_rule(script: str, params: Any, outputs: list[str], log: str) -> None:
+    """The body of the build rules (params: variant, cflags, cmake_args, build_key,
+    build_dir; the binaries to build are ``outputs``)."""
     build_kernels(
         script,
         params.build_dir,
         list(params.cmake_args),
-        list(params.targets),
-        build_info(params.variant, params.cflags, list(params.cmake_args)),
+        [os.path.basename(o) for o in outputs],
+        build_info(
+            params.variant, params.cflags, list(params.cmake_args), params.build_key
+        ),
         log,
     )
 
@@ -179,6 +188,16 @@ def read_info(kernel_dir: str | Path) -> dict[str, Any]:
         "build_variant": info.get("variant"),
         "march_native": info.get("march_native"),
     }
+
+
+def info_build_key(kernel_dir: str | Path) -> str | None:
+    """The build key of the build in ``kernel_dir`` as its build rule wrote it (None:
+    built outside the workflow, e.g. by scripts/build-kernels.sh alone)."""
+    try:
+        info = json.loads((Path(kernel_dir) / INFO_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return str(info.get("build_key") or "none") if isinstance(info, dict) else None
 
 
 def write_sizes(variant: str, bdir: str, binaries: list[str], info_out: str) -> None:

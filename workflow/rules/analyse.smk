@@ -36,7 +36,7 @@ rule gather:
     log:
         f"{RES}/logs/gather.log",
     run:
-        cs_records.gather_files(list(input), POINT_LIST, output, log[0])
+        cs_records.gather_files(list(input), POINT_LIST, output, log[0], EXPECTED)
 
 
 rule tables:

@@ -18,6 +18,7 @@ from ciphersweep import build as cs_build  # noqa: E402
 from ciphersweep import compare as cs_compare  # noqa: E402
 from ciphersweep import config as cs_config  # noqa: E402
 from ciphersweep import console as cs_console  # noqa: E402
+from ciphersweep import fingerprint as cs_fp  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
 from ciphersweep import preflight as cs_preflight  # noqa: E402
 from ciphersweep import provenance as cs_prov  # noqa: E402
@@ -102,23 +103,6 @@ def inputs_group(wildcards):
 from ciphersweep import admission as cs_admission  # noqa: E402
 
 
-@functools.lru_cache(maxsize=None)
-def attempt(pid):
-    """The bench rule's `attempt` parameter: unchanged while the point's raw file holds
-    admitted records, new when it holds a failure or is damaged, so Snakemake's params
-    rerun trigger runs exactly those points again (nothing is deleted for it)."""
-    return cs_admission.attempt_token(f"{RES}/raw/{pid}.jsonl", POINTS[pid])
-
-
-if workflow.is_main_process:
-    _again = [p for p in POINTS if attempt(p).startswith("rerun")]
-    if _again:
-        logger.warning(
-            f"ciphersweep: {len(_again)} failed or damaged point(s) run again: "
-            + " ".join(_again)
-        )
-
-
 def kernel_sources():
     """Files whose change rebuilds the kernels (and images)."""
     src = PROJECT / "kernels"
@@ -151,12 +135,13 @@ def kernel_binary(backend, variant=""):
 
 
 def kernel_digest(variant=""):
-    """What a native build is made from (sources, build script, its cmake arguments
-    and flags): the bench rule's `kernels` parameter."""
+    """The build key of a native build (sources, build script, its cmake arguments
+    and flags): baked into its binaries, the bench rule's `kernels` parameter and
+    the build key every record of the build must carry."""
     if RUNTIME != "none":
         return None
     args = cs_build.cmake_args(CFG["build"], VARIANTS.get(variant))
-    return cs_prov.files_digest(kernel_sources(), " ".join(args))
+    return cs_fp.build_key(kernel_sources(), args)
 
 
 KERNEL_DIGESTS = {v: kernel_digest(v) for v in BUILDS}
@@ -201,6 +186,60 @@ def bench_inputs(wildcards):
         "kernels": ancient(kernel_binary(point.backend, point.variant)),
         "data": input_file(point),
     }
+
+
+@functools.lru_cache(maxsize=None)
+def built_here(variant):
+    """Whether a build's binaries were made by the build rule (they carry its key)."""
+    return cs_build.info_build_key(build_dir(variant)) is not None
+
+
+def expected_fingerprint(point):
+    """What the records of a point must show (ciphersweep.fingerprint): the build key
+    of a build the workflow made, the binary (or Python kernel, or program) on disk,
+    the input's bytes, the image and the planned shape."""
+    key, binary = None, None
+    if RUNTIME == "none" and point.backend == "command":
+        binary = cs_fp.program_file(point.command)
+    elif RUNTIME == "none" and point.backend in cs_config.PY_BACKENDS:
+        binary = str(
+            PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
+        )
+    elif RUNTIME == "none":
+        binary = kernel_binary(point.backend, point.variant)
+        key = KERNEL_DIGESTS[point.variant] if built_here(point.variant) else None
+    data = input_file(point)
+    return cs_fp.Expected(
+        point,
+        build_key=key,
+        binary=binary,
+        input_path=data,
+        input_digest=cs_fp.digest_file(data) if point.input_path is None else None,
+        image_digest=f"{IMAGE}.sha256" if IMAGE else None,
+    )
+
+
+EXPECTED = {pid: expected_fingerprint(p) for pid, p in POINTS.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def attempt(pid):
+    """The bench rule's `attempt` parameter: unchanged while the point's raw file holds
+    admitted records of the planned fingerprint, new when it holds a failure, is
+    damaged or shows another build, binary, input or shape, so Snakemake's params
+    rerun trigger runs exactly those points again, in this run (nothing is deleted)."""
+    return cs_admission.attempt_token(
+        f"{RES}/raw/{pid}.jsonl", POINTS[pid], EXPECTED[pid]
+    )
+
+
+if workflow.is_main_process:
+    _again = [p for p in POINTS if attempt(p).startswith("rerun")]
+    if _again:
+        logger.warning(
+            f"ciphersweep: {len(_again)} failed, damaged or changed point(s) run again: "
+            + " ".join(_again)
+        )
 
 
 def res(name):
