@@ -127,7 +127,15 @@ def judge(
 def attempt_token(
     path: str | Path, point: Point, expected: Expected | None = None
 ) -> str:
-    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``).
+    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``)."""
+    return replan(path, point, expected)[0]
+
+
+def replan(
+    path: str | Path, point: Point, expected: Expected | None = None
+) -> tuple[str, str | None]:
+    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``) and,
+    when the point runs again because of what its file holds, why (one line).
 
     An admitted file carries the token of the run that wrote it, which is the value
     Snakemake recorded for that run, so nothing changes and the point is not run again.
@@ -138,11 +146,11 @@ def attempt_token(
     shape) count as damaged: the point is measured again in the same run."""
     verdict = judge(path, point, expected, deep=False)
     if verdict.state == "missing":
-        return FIRST
+        return FIRST, None
     if verdict.ok:
-        return str(verdict.records[0].get("attempt") or FIRST)
+        return str(verdict.records[0].get("attempt") or FIRST), None
     try:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
     except OSError:
         digest = "unreadable"
-    return f"rerun {digest}"
+    return f"rerun {digest}", verdict.reason

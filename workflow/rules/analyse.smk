@@ -35,6 +35,8 @@ rule gather:
         ),
     log:
         f"{RES}/logs/gather.log",
+    params:
+        judged=judged(),
     run:
         cs_records.gather_files(list(input), POINT_LIST, output, log[0], EXPECTED)
 

@@ -2,6 +2,7 @@
 # parse time by the ciphersweep package (workflow/ciphersweep).
 import copy
 import functools
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -223,23 +224,36 @@ EXPECTED = {pid: expected_fingerprint(p) for pid, p in POINTS.items()}
 
 
 @functools.lru_cache(maxsize=None)
+def replan(pid):
+    """(attempt token, why the point runs again or None) of a point's raw file."""
+    return cs_admission.replan(f"{RES}/raw/{pid}.jsonl", POINTS[pid], EXPECTED[pid])
+
+
 def attempt(pid):
     """The bench rule's `attempt` parameter: unchanged while the point's raw file holds
     admitted records of the planned fingerprint, new when it holds a failure, is
     damaged or shows another build, binary, input or shape, so Snakemake's params
     rerun trigger runs exactly those points again, in this run (nothing is deleted)."""
-    return cs_admission.attempt_token(
-        f"{RES}/raw/{pid}.jsonl", POINTS[pid], EXPECTED[pid]
-    )
+    return replan(pid)[0]
+
+
+def judged():
+    """gather's `judged` parameter: every point's attempt token, so that a raw file
+    judged otherwise than at the last gather always brings the tables up to date."""
+    return hashlib.sha256(
+        "\n".join(f"{p} {attempt(p)}" for p in sorted(POINTS)).encode()
+    ).hexdigest()
 
 
 if workflow.is_main_process:
-    _again = [p for p in POINTS if attempt(p).startswith("rerun")]
+    _again = {p: replan(p)[1] for p in POINTS if replan(p)[1]}
     if _again:
         logger.warning(
             f"ciphersweep: {len(_again)} failed, damaged or changed point(s) run again: "
             + " ".join(_again)
         )
+        for _pid, _why in _again.items():
+            logger.debug(f"ciphersweep: {_pid}: {_why}")
 
 
 def res(name):
