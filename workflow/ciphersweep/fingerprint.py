@@ -25,6 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .provenance import files_digest
 from .sweep import Point
 
 # Shape fields every fingerprint carries (besides the digests).
@@ -37,13 +38,7 @@ def build_key(sources: list[str], args: list[str]) -> str:
     """``sha256:<hex>`` of what a native build is made from: the names and bytes of
     its sources and build script, and its cmake arguments (the flags among them).
     The build rule bakes it into the binaries; the plan expects it in their records."""
-    h = hashlib.sha256(" ".join(args).encode() + b"\0")
-    for name in sources:
-        h.update(name.encode() + b"\0")
-        with open(name, "rb") as fh:
-            for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return f"sha256:{h.hexdigest()}"
+    return files_digest(sources, " ".join(args))
 
 
 @lru_cache(maxsize=1024)
