@@ -21,6 +21,8 @@ fi
 # no key given: none is recorded (never the key of an earlier build in this tree)
 key=(-DCS_BUILD_KEY=)
 for a in "$@"; do case $a in -DCS_BUILD_KEY=*) key=() ;; esac; done
+# ... and the workflow's description of an earlier build here no longer holds
+if [ ${#key[@]} -gt 0 ]; then rm -f "$build/build-info.json"; fi
 # shellcheck disable=SC2086 # CIPHERSWEEP_CMAKE_ARGS is a space-separated list on purpose
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release ${CIPHERSWEEP_CMAKE_ARGS:-} "${key[@]}" "$@" >"${build%/}.configure.log" 2>&1 \
   || { cat "${build%/}.configure.log" >&2; exit 1; }
