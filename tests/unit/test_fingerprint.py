@@ -228,8 +228,10 @@ def test_removed_flag_does_not_live_on_in_the_cmake_cache(tmp_path: Path) -> Non
     run("-DCS_BUILD_KEY=k2")
     assert "-O0" not in _flags(bdir) and "-O3" in _flags(bdir)
     assert "CS_BUILD_KEY:STRING=k2" in (bdir / "CMakeCache.txt").read_text()
+    (bdir / "build-info.json").write_text('{"build_key": "k2"}\n')
     run()  # no key given: none is recorded, never the last one
     assert "CS_BUILD_KEY:STRING=\n" in (bdir / "CMakeCache.txt").read_text()
+    assert not (bdir / "build-info.json").exists()  # it described the last build
 
 
 @pytest.mark.parametrize(
