@@ -80,7 +80,7 @@ def test_build_changes_remeasure_in_the_same_run(tmp_path: Path) -> None:
     # the flag removed: not kept by the CMake cache, re-measured in this run
     _run(tmp_path, a)
     fps = _fingerprints(tmp_path, "a", SEQ)
-    assert {f["build_key"] for f in fps} == {first}
+    assert {f["build_key"] for f in fps} == {_key(tmp_path)} != {second}
     assert all("-O1" not in f["cflags"] and "-O3" in f["cflags"] for f in fps)
     rows = pd.read_csv(tmp_path / "results" / "a" / "summary.csv")
     assert list(rows["status"]) == ["ok"]
