@@ -13,7 +13,7 @@ rule build_kernels:
         variant="",
         cflags=None,
         cmake_args=cs_build.cmake_args(CFG["build"]),
-        build_key=KERNEL_DIGESTS[""],
+        build_key=kernel_digest(""),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
     run:
         # the targets are the outputs, not a parameter: campaigns that share a build
