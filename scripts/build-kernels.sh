@@ -9,9 +9,24 @@ src=$(cd "$(dirname "$0")/../kernels" && pwd)
 build=${1:-build/kernels}
 shift || true
 mkdir -p "$build"
+# A CMake cache keeps every -D it was ever given: when the settings differ from the
+# ones this tree was configured with, the cache goes, so a removed or changed flag can
+# never live on in it (the build key, -DCS_BUILD_KEY=, changes with the sources and is
+# simply set again).
+settings=$(printf '%s\n' "${CIPHERSWEEP_CMAKE_ARGS:-}" "$@" | grep -v '^-DCS_BUILD_KEY=' || true)
+if [ -f "$build/CMakeCache.txt" ] && { [ ! -f "$build/cs-settings.txt" ] ||
+  [ "$(cat "$build/cs-settings.txt")" != "$settings" ]; }; then
+  rm -f "$build/CMakeCache.txt"
+fi
+# no key given: none is recorded (never the key of an earlier build in this tree)
+key=(-DCS_BUILD_KEY=)
+for a in "$@"; do case $a in -DCS_BUILD_KEY=*) key=() ;; esac; done
+# ... and the workflow's description of an earlier build here no longer holds
+if [ ${#key[@]} -gt 0 ]; then rm -f "$build/build-info.json"; fi
 # shellcheck disable=SC2086 # CIPHERSWEEP_CMAKE_ARGS is a space-separated list on purpose
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release ${CIPHERSWEEP_CMAKE_ARGS:-} "$@" >"${build%/}.configure.log" 2>&1 \
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release ${CIPHERSWEEP_CMAKE_ARGS:-} "${key[@]}" "$@" >"${build%/}.configure.log" 2>&1 \
   || { cat "${build%/}.configure.log" >&2; exit 1; }
 targets=()
 for t in ${CIPHERSWEEP_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+printf '%s\n' "$settings" >"$build/cs-settings.txt"
 cmake --build "$build" -j "$(nproc)" "${targets[@]}"

@@ -112,6 +112,9 @@ static void record_provenance(const cs_run *r, const cs_prov *p, cs_buf *b, cons
     cs_json_str(b, "timestamp", ts);
     cs_json_str(b, "slurm_job_id", getenv("SLURM_JOB_ID"));
     cs_json_str(b, "slurm_nodelist", getenv("SLURM_JOB_NODELIST"));
+    const cs_fp_shape shape = {r->ranks, r->threads, r->gpus, r->cipher, r->impl_name,
+                               r->mode_name, r->o.op == CS_ENCRYPT ? "encrypt" : "decrypt"};
+    cs_fingerprint_json(b, &r->fp, &shape);
     if (r->be->record_fields)
         r->be->record_fields(r, b);
 }

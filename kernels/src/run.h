@@ -14,6 +14,7 @@
 #include "aes.h"
 #include "cli.h"
 #include "energy.h"
+#include "fingerprint.h"
 #include "json.h"
 #include "timings.h"
 
@@ -63,6 +64,7 @@ typedef struct {
     size_t ref_len;
     uint8_t tag[16];          /* AEAD tag of the prepared ciphertext (aes-openssl) */
     int has_tag;
+    cs_fingerprint fp;        /* digests of the binary and the data set (root) */
 } cs_run;
 
 struct cs_backend {

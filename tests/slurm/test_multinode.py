@@ -353,12 +353,13 @@ def test_node_dies_mid_campaign_and_drained_node_is_never_used(
         "scontrol", "update", "nodename=node4", "state=drain", "reason=maintenance"
     )
     hold = tmp_path / "hold"
+    (tmp_path / "wd").mkdir()  # build.dir lies in the campaign's directory
     cfg = pousa_config(
         cluster,
         "pousa-fail",
         ranks=(8, 16),
         sizes=["1KiB", "512KiB"],
-        build={"dir": str(blocking_kernels(tmp_path, hold))},
+        build={"dir": str(blocking_kernels(tmp_path / "wd", hold))},
         cluster={"pack": False},
     )
     killed: list[str] = []

@@ -39,7 +39,7 @@ def test_local_listing_shows_local_resources_only(tmp_path: Path) -> None:
     """Snakemake's per-job listing (a dry run, or -p) with the local profile: no
     Slurm-only resources, no `Shell command: None`, long input lists shortened; the
     Slurm profile still passes its resources on."""
-    cfg = base_config(build={"dir": str(tmp_path / "kernels")})
+    cfg = base_config(build={"dir": "build/kernels"})
     local = run_snakemake(tmp_path / "l", cfg, "-n", "-p", timeout=180)
     out = local.stdout + local.stderr
     assert local.returncode == 0, out[-3000:]

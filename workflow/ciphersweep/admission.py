@@ -3,8 +3,10 @@
 A repetition is admitted only when its line is a complete JSON object that matches the
 record schema, says ``status: ok`` and ``verified: true``, and belongs to the point; a
 point is admitted only when every line is admitted and their number is the one the
-point asked for (:meth:`ciphersweep.sweep.Point.reps_problem`). Anything else makes the
-point ``failed`` with a reason naming the file and line.
+point asked for (:meth:`ciphersweep.sweep.Point.reps_problem`), and every record's
+``fingerprint`` is the one the plan holds for the point (:mod:`ciphersweep.fingerprint`:
+build, binary, input and shape). Anything else makes the point ``failed`` with a reason
+naming the file and line.
 
 The same verdict decides whether a point runs again (:func:`attempt_token`): the bench
 rule's ``attempt`` parameter is derived from it, so Snakemake's own params rerun
@@ -23,6 +25,7 @@ from typing import Any
 
 import yaml
 
+from .fingerprint import Expected, mismatch
 from .sweep import Point
 
 RECORD_SCHEMA = (
@@ -67,7 +70,9 @@ class Verdict:
         return self.state == "ok"
 
 
-def _record_problem(rec: Any, point: Point) -> str | None:
+def _record_problem(
+    rec: Any, point: Point, expected: Expected | None, deep: bool
+) -> str | None:
     if not isinstance(rec, dict):
         return f"not a JSON object ({type(rec).__name__})"
     if rec.get("status") != "ok":
@@ -77,11 +82,20 @@ def _record_problem(rec: Any, point: Point) -> str | None:
     if rec.get("point") not in (None, point.id):
         return f"record of point {rec.get('point')!r}"
     bad = validate_record(rec)
-    return f"does not match the record schema: {bad}" if bad else None
+    if bad:
+        return f"does not match the record schema: {bad}"
+    return mismatch(rec, expected, deep) if expected is not None else None
 
 
-def judge(path: str | Path, point: Point) -> Verdict:
-    """The verdict on ``path``, the raw file of ``point``."""
+def judge(
+    path: str | Path,
+    point: Point,
+    expected: Expected | None = None,
+    deep: bool = True,
+) -> Verdict:
+    """The verdict on ``path``, the raw file of ``point``; with ``expected`` (the plan's
+    fingerprint of the point) every record's fingerprint must match it (``deep``: a
+    user's input file is hashed for it too)."""
     try:
         text = Path(path).read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -100,7 +114,7 @@ def judge(path: str | Path, point: Point) -> Verdict:
             )
         if isinstance(rec, dict) and rec.get("status") == "failed":
             return Verdict("failed", str(rec.get("reason") or "failed"), failure=rec)
-        problem = _record_problem(rec, point)
+        problem = _record_problem(rec, point, expected, deep)
         if problem:
             return Verdict("damaged", f"{path}:{no}: {problem}")
         records.append(rec)
@@ -110,21 +124,33 @@ def judge(path: str | Path, point: Point) -> Verdict:
     return Verdict("ok", None, records)
 
 
-def attempt_token(path: str | Path, point: Point) -> str:
-    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``).
+def attempt_token(
+    path: str | Path, point: Point, expected: Expected | None = None
+) -> str:
+    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``)."""
+    return replan(path, point, expected)[0]
+
+
+def replan(
+    path: str | Path, point: Point, expected: Expected | None = None
+) -> tuple[str, str | None]:
+    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``) and,
+    when the point runs again because of what its file holds, why (one line).
 
     An admitted file carries the token of the run that wrote it, which is the value
     Snakemake recorded for that run, so nothing changes and the point is not run again.
     A missing file gives ``first``. A failed or damaged file gives a token derived from
     its bytes, which differs from the recorded one: Snakemake re-runs the point (its
-    params rerun trigger), and the new records carry the new token."""
-    verdict = judge(path, point)
+    params rerun trigger), and the new records carry the new token. Records whose
+    fingerprint is not the plan's (``expected``: another build, binary, input or
+    shape) count as damaged: the point is measured again in the same run."""
+    verdict = judge(path, point, expected, deep=False)
     if verdict.state == "missing":
-        return FIRST
+        return FIRST, None
     if verdict.ok:
-        return str(verdict.records[0].get("attempt") or FIRST)
+        return str(verdict.records[0].get("attempt") or FIRST), None
     try:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
     except OSError:
         digest = "unreadable"
-    return f"rerun {digest}"
+    return f"rerun {digest}", verdict.reason

@@ -36,6 +36,29 @@ def build_dir(build_cfg: dict[str, Any], variant: str = "") -> str:
     return f"{base}/variants/{variant}" if variant else base
 
 
+def dir_problem(
+    bdir: str, root: str | os.PathLike[str], workdir: str | os.PathLike[str]
+) -> str | None:
+    """Why ``bdir`` (build.dir) may not hold a build, None when it may: a build tree
+    lies below the project's ``build/`` (or, for a campaign run from a directory of
+    its own, below that directory), never in or above the project's own files, the
+    working directory or its results."""
+    top, work = Path(root).resolve(), Path(workdir).resolve()
+    path = (work / bdir).resolve()
+    if path in (top, work) or path in top.parents or path in work.parents:
+        return "is the project or working directory or one above it"
+    if path.is_relative_to(top / "build") and path != top / "build":
+        return None
+    if path.is_relative_to(top):
+        return "lies among the project's own files (CMake would write into them)"
+    for kept in ("results", ".snakemake"):
+        if path.is_relative_to(work / kept):
+            return f"lies in the working directory's {kept}/"
+    if work != top and path.is_relative_to(work):
+        return None
+    return "lies outside the project's build/ directory"
+
+
 def cmake_args(build_cfg: dict[str, Any], cflags: str | None = None) -> list[str]:
     """cmake arguments of one build, each one argument (never split at spaces)."""
     args = list(build_cfg.get("cmake_args", []))
@@ -123,10 +146,14 @@ def size_rows(bdir: str | Path, binaries: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def build_info(variant: str, cflags: str | None, args: list[str]) -> dict[str, Any]:
-    """What a build was: the variant, its exact flags, -march=native resolved."""
+def build_info(
+    variant: str, cflags: str | None, args: list[str], key: str | None = None
+) -> dict[str, Any]:
+    """What a build was: the variant, its exact flags, -march=native resolved, and its
+    build key (:func:`ciphersweep.fingerprint.build_key`, baked into the binaries)."""
     return {
         "variant": variant or "default",
+        "build_key": key,
         "cflags": cflags,
         "cmake_args": args,
         "march_native": resolve_march(cflags or ""),
@@ -149,21 +176,26 @@ def build_kernels(
     Path(log).write_text("")
     env = dict(os.environ)
     env["CIPHERSWEEP_BUILD_TARGETS"] = " ".join(targets)
-    run_logged([script, bdir, *args], log, env)
+    key = info.get("build_key")
+    run_logged(
+        [script, bdir, *args, *([f"-DCS_BUILD_KEY={key}"] if key else [])], log, env
+    )
     tmp = Path(bdir) / f"{INFO_FILE}.tmp"
     tmp.write_text(json.dumps(info, sort_keys=True) + "\n")
     os.replace(tmp, Path(bdir) / INFO_FILE)
 
 
-def build_rule(script: str, params: Any, log: str) -> None:
-    """The body of the build rules (params: variant, cflags, cmake_args, build_dir,
-    targets)."""
+def build_rule(script: str, params: Any, outputs: list[str], log: str) -> None:
+    """The body of the build rules (params: variant, cflags, cmake_args, build_key,
+    build_dir; the binaries to build are ``outputs``)."""
     build_kernels(
         script,
         params.build_dir,
         list(params.cmake_args),
-        list(params.targets),
-        build_info(params.variant, params.cflags, list(params.cmake_args)),
+        [os.path.basename(o) for o in outputs],
+        build_info(
+            params.variant, params.cflags, list(params.cmake_args), params.build_key
+        ),
         log,
     )
 
@@ -179,6 +211,16 @@ def read_info(kernel_dir: str | Path) -> dict[str, Any]:
         "build_variant": info.get("variant"),
         "march_native": info.get("march_native"),
     }
+
+
+def info_build_key(kernel_dir: str | Path) -> str | None:
+    """The build key of the build in ``kernel_dir`` as its build rule wrote it (None:
+    built outside the workflow, e.g. by scripts/build-kernels.sh alone)."""
+    try:
+        info = json.loads((Path(kernel_dir) / INFO_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return str(info.get("build_key") or "none") if isinstance(info, dict) else None
 
 
 def write_sizes(variant: str, bdir: str, binaries: list[str], info_out: str) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from . import config_checks, yamlfile
+from . import build, config_checks, launch, yamlfile
 from .units import parse_size, size_label
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
@@ -340,6 +340,7 @@ def validate(
     except config_checks.Problem as exc:
         raise _fail(exc.path, exc.msg) from None
     _check_variants(cfg)
+    _check_build_and_launcher(cfg, root, workdir)
     _check_aead(backends.get("seq"))
     # platform
     cont = cfg["platform"]["container"]
@@ -562,6 +563,26 @@ def _check_variants(cfg: dict[str, Any]) -> None:
             "build.variants",
             f"a {runtime} image carries one build of the kernels (allowed with "
             "variants: platform.container.runtime none)",
+        )
+
+
+def _check_build_and_launcher(
+    cfg: dict[str, Any], root: str | Path, workdir: str | Path
+) -> None:
+    """build.dir below build/; no launcher option that would set the planned shape."""
+    bdir = cfg["build"]["dir"]
+    bad = build.dir_problem(bdir, root, workdir)
+    if bad:
+        raise _fail(
+            "build.dir",
+            f"{bdir!r} {bad} (allowed: a directory below build/, e.g. build/kernels)",
+        )
+    opt = launch.shape_option(cfg["cluster"]["mpirun_args"])
+    if opt is not None:
+        raise _fail(
+            "cluster.mpirun_args",
+            f"{opt!r} sets the launch shape, which the campaign's ranks and threads "
+            "decide (allowed: options that do not set ranks, hosts, placement or threads)",
         )
 
 

@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from . import fingerprint as cs_fp
 from . import launch as cs_launch
 from . import pykernel
 
@@ -209,7 +210,10 @@ def scratch_dir(json_path: str) -> str:
 
 def run(ns: argparse.Namespace) -> list[dict[str, Any]]:
     job = pykernel.prepare(ns)
-    rec0 = pykernel.base_record(ns, job, "command", ns.program)
+    program = cs_fp.program_file(
+        ns.template[1:] if ns.template[:1] == ["--"] else ns.template
+    )
+    rec0 = pykernel.base_record(ns, job, "command", ns.program, program)
     rec0["clock"] = "perf_counter around posix_spawn + wait4 (whole process)"
     if ns.json:  # beside the records, where the bench job cleans up after a kill
         scratch = scratch_dir(ns.json)

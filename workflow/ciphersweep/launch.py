@@ -181,6 +181,53 @@ def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
     return argv, oversub
 
 
+# Launcher options that set how many processes run where, or their threads: the
+# point's planned shape (ranks, threads) is the workflow's, never a launcher option's.
+_SHAPE_OPTIONS = (
+    "-np",
+    "--np",
+    "-n",
+    "--n",
+    "-c",
+    "-N",
+    "--map-by",
+    "-map-by",
+    "--host",
+    "-host",
+    "-H",
+    "--hostfile",
+    "-hostfile",
+    "--machinefile",
+    "-machinefile",
+    "--default-hostfile",
+    "--rankfile",
+    "-rf",
+    "--npernode",
+    "-npernode",
+    "--npersocket",
+    "-npersocket",
+    "--ppr",
+    "--cpus-per-proc",
+    "--cpus-per-rank",
+    "--ntasks",
+    "--ntasks-per-node",
+    "--cpus-per-task",
+    "--nodes",
+    "--app",
+)
+
+
+def shape_option(args: Sequence[str]) -> str | None:
+    """The first of ``args`` (cluster.mpirun_args) that would set the launch shape
+    (rank count, placement, hosts, threads), None when there is none."""
+    for a in args:
+        name = a.split("=", 1)[0]
+        short = len(a) > 2 and a[:2] in ("-n", "-c", "-N", "-H") and a[2:3] != "-"
+        if name in _SHAPE_OPTIONS or short or "OMP_NUM_THREADS" in a:
+            return a
+    return None
+
+
 def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str, str]]:
     """The container runtime prefix and environment it needs."""
     if plat.runtime == "none":

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import ciphers as cs_ciphers
+from . import fingerprint as cs_fp
 from . import provenance as cs_prov
 from . import stats as cs_stats
 
@@ -179,11 +180,29 @@ class Energy:
         }
 
 
+def fingerprint(
+    ns: argparse.Namespace, job: Job, impl: str, binary: str | None = None
+) -> dict[str, Any]:
+    """The record's ``fingerprint`` (:func:`ciphersweep.fingerprint.observed`): the
+    kernel module that runs (``binary``: the program it runs instead), the input bytes
+    read and the shape (one process, one thread, no GPU)."""
+    c = job.cipher
+    shape = {"ranks": 1, "threads": 1, "gpus": 0, "cipher": c.name, "impl": impl}
+    shape.update(mode=c.mode, op=ns.op)
+    main = binary or os.path.abspath(sys.argv[0])
+    return cs_fp.observed(main, job.plaintext, shape)
+
+
 def base_record(
-    ns: argparse.Namespace, job: Job, backend: str, impl: str
+    ns: argparse.Namespace,
+    job: Job,
+    backend: str,
+    impl: str,
+    binary: str | None = None,
 ) -> dict[str, Any]:
     c = job.cipher
     return {
+        "fingerprint": fingerprint(ns, job, impl, binary),
         "schema": 1,
         "backend": backend,
         "impl": impl,

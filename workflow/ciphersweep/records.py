@@ -13,12 +13,14 @@ see :mod:`ciphersweep.admission`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import admission, stats
 from .atomic import replacing
+from .fingerprint import Expected
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -102,9 +104,13 @@ def point_row(p: Point) -> dict[str, Any]:
 
 
 def collect(
-    files: Iterable[str | Path], points: Sequence[Point]
+    files: Iterable[str | Path],
+    points: Sequence[Point],
+    expected: Mapping[str, Expected] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(measurements, failures, summary) data frames from the raw files of ``points``."""
+    """(measurements, failures, summary) data frames from the raw files of ``points``;
+    with ``expected`` (point id -> the plan's fingerprint) only records of the planned
+    fingerprint are admitted."""
     import pandas as pd
 
     by_id = {p.id: p for p in points}
@@ -116,7 +122,7 @@ def collect(
         p = by_id.get(pid)
         if p is None:
             continue
-        verdict = admission.judge(f, p)
+        verdict = admission.judge(f, p, (expected or {}).get(pid))
         base = point_row(p)
         s: dict[str, Any] = dict(base)
         if not verdict.ok:
@@ -134,6 +140,8 @@ def collect(
         ok = verdict.records
         for r in ok:
             row = dict(r)
+            # one column of text: a nested object is no tidy cell
+            row["fingerprint"] = json.dumps(r.get("fingerprint"), sort_keys=True)
             row.setdefault("point", pid)
             row["status"] = "ok"
             for k in ("size_label", "input_name", "cfg_impl", "p"):
@@ -192,10 +200,14 @@ def collect(
 
 
 def gather_files(
-    files: Sequence[str], points: Sequence[Point], output: Any, log: str | None = None
+    files: Sequence[str],
+    points: Sequence[Point],
+    output: Any,
+    log: str | None = None,
+    expected: Mapping[str, Expected] | None = None,
 ) -> None:
     """The ``gather`` rule: write measurements (csv, parquet), failures and summary."""
-    meas, failures, summary = collect(files, points)
+    meas, failures, summary = collect(files, points, expected)
     with replacing(
         [output.csv, output.parquet, output.failures, output.summary]
     ) as tmp:

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from . import build as cs_build
 from . import busy as cs_busy
 from . import cpusample
+from . import fingerprint as cs_fp
 from . import launch as cs_launch
 from . import provenance as cs_prov
 from .admission import FIRST, validate_record
@@ -435,6 +436,7 @@ def gen_input(gen: list[str], out: str, nbytes: int, seed: int, log: str) -> Non
     size = os.path.getsize(out)
     if size != nbytes:
         raise RuntimeError(f"{out}: {size} bytes written, {nbytes} expected")
+    cs_fp.write_digest(out)  # what the points' records must show they read
 
 
 def build_image(

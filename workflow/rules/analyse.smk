@@ -35,9 +35,17 @@ rule gather:
         ),
     log:
         f"{RES}/logs/gather.log",
+    params:
+        judged=judged(),
     run:
         cs_console.write_step(
-            output, cs_records.gather_files, list(input), POINT_LIST, output, log[0]
+            output,
+            cs_records.gather_files,
+            list(input),
+            POINT_LIST,
+            output,
+            log[0],
+            EXPECTED,
         )
 
 

@@ -13,10 +13,12 @@ rule build_kernels:
         variant="",
         cflags=None,
         cmake_args=cs_build.cmake_args(CFG["build"]),
+        build_key=kernel_digest(""),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        targets=[f"aes-{b}" for b in NATIVE_BACKENDS],
     run:
-        cs_build.build_rule(input.script, params, log[0])
+        # the targets are the outputs, not a parameter: campaigns that share a build
+        # directory with other backends do not rebuild each other's binaries
+        cs_build.build_rule(input.script, params, list(output), log[0])
 
 
 # One build per build.variants entry (its cflags become CMAKE_C_FLAGS).
@@ -33,6 +35,7 @@ use rule build_kernels as build_variant with:
         cmake_args=lambda wildcards: cs_build.cmake_args(
             CFG["build"], VARIANTS[wildcards.variant]
         ),
+        build_key=lambda wildcards: KERNEL_DIGESTS[wildcards.variant],
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
 
 

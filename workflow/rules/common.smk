@@ -2,6 +2,7 @@
 # parse time by the ciphersweep package (workflow/ciphersweep).
 import copy
 import functools
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from ciphersweep import build as cs_build  # noqa: E402
 from ciphersweep import compare as cs_compare  # noqa: E402
 from ciphersweep import config as cs_config  # noqa: E402
 from ciphersweep import console as cs_console  # noqa: E402
+from ciphersweep import fingerprint as cs_fp  # noqa: E402
 from ciphersweep import plots as cs_plots  # noqa: E402
 from ciphersweep import preflight as cs_preflight  # noqa: E402
 from ciphersweep import provenance as cs_prov  # noqa: E402
@@ -104,25 +106,10 @@ def inputs_group(wildcards):
 
 from ciphersweep import admission as cs_admission  # noqa: E402
 
-
-@functools.lru_cache(maxsize=None)
-def attempt(pid):
-    """The bench rule's `attempt` parameter: unchanged while the point's raw file holds
-    admitted records, new when it holds a failure or is damaged, so Snakemake's params
-    rerun trigger runs exactly those points again (nothing is deleted for it)."""
-    return cs_admission.attempt_token(f"{RES}/raw/{pid}.jsonl", POINTS[pid])
-
-
 if workflow.is_main_process:
     # a closed terminal ends the run like Ctrl-C (lock released; the same command
     # continues), not with the default SIGHUP death that leaves the lock behind
     cs_console.hangup_as_interrupt()
-    _again = [p for p in POINTS if attempt(p).startswith("rerun")]
-    if _again:
-        logger.warning(
-            f"ciphersweep: {len(_again)} failed or damaged point(s) run again: "
-            + " ".join(_again)
-        )
 
 
 def kernel_sources():
@@ -157,12 +144,13 @@ def kernel_binary(backend, variant=""):
 
 
 def kernel_digest(variant=""):
-    """What a native build is made from (sources, build script, its cmake arguments
-    and flags): the bench rule's `kernels` parameter."""
+    """The build key of a native build (sources, build script, its cmake arguments
+    and flags): baked into its binaries, the bench rule's `kernels` parameter and
+    the build key every record of the build must carry."""
     if RUNTIME != "none":
         return None
     args = cs_build.cmake_args(CFG["build"], VARIANTS.get(variant))
-    return cs_prov.files_digest(kernel_sources(), " ".join(args))
+    return cs_fp.build_key(kernel_sources(), args)
 
 
 KERNEL_DIGESTS = {v: kernel_digest(v) for v in BUILDS}
@@ -201,12 +189,82 @@ def bench_inputs(wildcards):
         kernel = PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
         return {"kernels": str(kernel), "data": input_file(point)}
     # ancient: a binary rebuilt from the same sources (e.g. after one was removed)
-    # re-measures nothing; a change of the sources or build flags does, through the
-    # bench rule's `kernels` parameter (kernel_digest)
+    # re-measures nothing. A point whose records are not of the planned fingerprint
+    # (another build key after a change of the sources or flags) waits for its
+    # binary as a plain input: Snakemake does not look at the own reasons (params,
+    # --forcerun) of jobs below a job that runs, only at their plain inputs.
+    binary = kernel_binary(point.backend, point.variant)
     return {
-        "kernels": ancient(kernel_binary(point.backend, point.variant)),
+        "kernels": binary if replan(point.id)[1] else ancient(binary),
         "data": input_file(point),
     }
+
+
+@functools.lru_cache(maxsize=None)
+def built_here(variant):
+    """Whether a build's binaries were made by the build rule (they carry its key)."""
+    return cs_build.info_build_key(build_dir(variant)) is not None
+
+
+def expected_fingerprint(point):
+    """What the records of a point must show (ciphersweep.fingerprint): the build key
+    of a build the workflow made, the binary (or Python kernel, or program) on disk,
+    the input's bytes, the image and the planned shape."""
+    key, binary = None, None
+    if RUNTIME == "none" and point.backend == "command":
+        binary = cs_fp.program_file(point.command)
+    elif RUNTIME == "none" and point.backend in cs_config.PY_BACKENDS:
+        binary = str(
+            PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
+        )
+    elif RUNTIME == "none":
+        binary = kernel_binary(point.backend, point.variant)
+        key = KERNEL_DIGESTS[point.variant] if built_here(point.variant) else None
+    data = input_file(point)
+    return cs_fp.Expected(
+        point,
+        build_key=key,
+        binary=binary,
+        input_path=data,
+        input_digest=cs_fp.digest_file(data) if point.input_path is None else None,
+        image_digest=f"{IMAGE}.sha256" if IMAGE else None,
+    )
+
+
+EXPECTED = {pid: expected_fingerprint(p) for pid, p in POINTS.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def replan(pid):
+    """(attempt token, why the point runs again or None) of a point's raw file."""
+    return cs_admission.replan(f"{RES}/raw/{pid}.jsonl", POINTS[pid], EXPECTED[pid])
+
+
+def attempt(pid):
+    """The bench rule's `attempt` parameter: unchanged while the point's raw file holds
+    admitted records of the planned fingerprint, new when it holds a failure, is
+    damaged or shows another build, binary, input or shape, so Snakemake's params
+    rerun trigger runs exactly those points again, in this run (nothing is deleted)."""
+    return replan(pid)[0]
+
+
+def judged():
+    """gather's `judged` parameter: every point's attempt token, so that a raw file
+    judged otherwise than at the last gather always brings the tables up to date."""
+    return hashlib.sha256(
+        "\n".join(f"{p} {attempt(p)}" for p in sorted(POINTS)).encode()
+    ).hexdigest()
+
+
+if workflow.is_main_process:
+    _again = {p: replan(p)[1] for p in POINTS if replan(p)[1]}
+    if _again:
+        logger.warning(
+            f"ciphersweep: {len(_again)} failed, damaged or changed point(s) run again: "
+            + " ".join(_again)
+        )
+        for _pid, _why in _again.items():
+            logger.debug(f"ciphersweep: {_pid}: {_why}")
 
 
 def res(name):
