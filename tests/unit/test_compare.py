@@ -400,3 +400,70 @@ def test_binary_size_from_the_build_records(tmp_path: Path, monkeypatch) -> None
     out = compare.published_rows(ctx, pub)
     assert [r["measured"] for r in out] == [2000.0, 9000.0]
     assert compare.rank_rows(out)[0]["spearman"] == pytest.approx(1.0)
+
+
+def _mean_ctx(**cfg) -> tables.Context:
+    """One encrypt/decrypt pair whose means (3 s, 1 s) and medians (1 s, 1 s) differ."""
+    row = {
+        "t_total_median": 1.0,
+        "t_total_ci_low": 0.9,
+        "t_total_ci_high": 1.1,
+        "t_total_mean": 3.0,
+        "t_total_mean_ci_low": 2.0,
+        "t_total_mean_ci_high": 4.0,
+    }
+    dec = _p("seq", "1KiB", 1024, op="decrypt")
+    return _ctx([(SEQ, row), (dec, {**row, "t_total_mean": 1.0})], **cfg)
+
+
+def test_campaign_statistic_reaches_published_rows_and_claims() -> None:
+    pub = PUB.iloc[[0]].copy()
+    pub["value"] = "3000"
+    pub["op"] = "encrypt"
+    claim = {
+        "id": "v",
+        "text": "3 s",
+        "kind": "values",
+        "quantity": "t_total",
+        "unit": "s",
+        "expect": [{"where": {"op": "encrypt"}, "value": 3.0}],
+    }
+    factor = {
+        "id": "f",
+        "text": "decryption 3x faster",
+        "kind": "factor",
+        "quantity": "t_total",
+        "faster": {"op": "decrypt"},
+        "slower": {"op": "encrypt"},
+        "pair_by": ["size"],
+        "expect": 3,
+    }
+    for stat, value, verdict in (
+        ("mean", 3000.0, compare.HOLDS),
+        (None, 1000.0, compare.FAILS),
+    ):
+        ctx = _mean_ctx(**({"statistic": stat} if stat else {}))
+        (row,) = compare.published_rows(ctx, pub)
+        assert row["measured"] == pytest.approx(value)
+        out = {
+            r["id"]: r["verdict"]
+            for r in compare.claim_rows(ctx, [claim, factor], None)
+        }
+        assert out == {"v": verdict, "f": verdict}
+    # a claim or a published row may still name its own statistic
+    ctx = _mean_ctx(statistic="mean")
+    pub["statistic"] = "median"
+    assert compare.published_rows(ctx, pub)[0]["measured"] == pytest.approx(1000.0)
+    out = compare.claim_rows(ctx, [{**claim, "statistic": "median"}], None)
+    assert out[0]["verdict"] == compare.FAILS
+
+
+def test_campaign_statistic_reaches_another_campaign() -> None:
+    ctx = _mean_ctx(statistic="mean")
+    other = ctx.summary.copy()
+    other["t_total_mean"] = 6.0
+    other["op"] = mine_op = [p.op for p in ctx.points]
+    ctx = tables.Context(ctx.cfg, ctx.points, ctx.summary.assign(op=mine_op))
+    rows = compare.campaign_rows(ctx, other)
+    assert len(rows) == 2 and all(r["reference"] == pytest.approx(6.0) for r in rows)
+    assert {r["measured"] for r in rows} == {3.0, 1.0}  # this campaign's means

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from . import layouts, records
-from .stats import _num  # a summary cell as a float (None: empty or NaN)
+from . import layouts, records, stats
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -203,11 +202,13 @@ def _time_factor(unit: str) -> float:
 
 
 def measured(
-    ctx: Context, p: Point, measure: str, unit: str, statistic: str = "median"
+    ctx: Context, p: Point, measure: str, unit: str, statistic: str | None = None
 ) -> Measured:
-    """The point's value of a measure in the given unit, with its interval if known."""
+    """The point's value of a measure in the given unit, with its interval if known
+    (``statistic``: the campaign's unless given)."""
+    statistic = statistic or ctx.statistic
     if measure == "enc_dec_ratio":
-        return _enc_dec_ratio(ctx, p)
+        return _enc_dec_ratio(ctx, p, statistic)
     if measure == "binary_bytes":
         return _object_size(ctx, p)
     value, time = MEASURES[measure]
@@ -236,7 +237,6 @@ def _interval(
     ctx: Context, p: Point, value: str, time: str, statistic: str
 ) -> tuple[float | None, float | None]:
     """The statistics module's interval of a time (seconds) or of a speedup."""
-    from . import stats
 
     def est(pid: str, col: str) -> stats.Estimate | None:
         row = ctx.by_point.get(pid)
@@ -268,7 +268,7 @@ def _object_size(ctx: Context, p: Point) -> Measured:
     return Measured(None, why=f"no size record of {name}.o in this campaign's build")
 
 
-def _enc_dec_ratio(ctx: Context, p: Point) -> Measured:
+def _enc_dec_ratio(ctx: Context, p: Point, statistic: str) -> Measured:
     """T(encrypt) / T(decrypt) of the same cell (the point and its other operation)."""
 
     def same(q: Point) -> tuple[Any, ...]:
@@ -278,8 +278,8 @@ def _enc_dec_ratio(ctx: Context, p: Point) -> Measured:
     twin = {q.op: q for q in ctx.points if same(q) == same(p)}
     if "encrypt" not in twin or "decrypt" not in twin:
         return Measured(None, why="needs both encrypt and decrypt points")
-    te = measured(ctx, twin["encrypt"], "t_total", "s")
-    td = measured(ctx, twin["decrypt"], "t_total", "s")
+    te = measured(ctx, twin["encrypt"], "t_total", "s", statistic)
+    td = measured(ctx, twin["decrypt"], "t_total", "s", statistic)
     if te.value is None or td.value is None or td.value <= 0:
         return Measured(None, why=te.why or td.why or "no time")
     return Measured(te.value / td.value)
@@ -290,9 +290,10 @@ def cell(
     where: dict[str, Any],
     measure: str,
     unit: str,
-    statistic: str = "median",
+    statistic: str | None = None,
 ) -> Measured:
-    """The one measured cell a selector names (n/a with the reason otherwise)."""
+    """The one measured cell a selector names (n/a with the reason otherwise), in the
+    campaign's statistic unless one is given."""
     pts = matching(ctx.points, where)
     if measure == "enc_dec_ratio":
         pts = [p for p in pts if p.op == "encrypt"]
@@ -378,7 +379,7 @@ def published_rows(ctx: Context, pub: pd.DataFrame) -> list[dict[str, Any]]:
         alts = str(r["measure"]).split("|")
         rows = []
         for m in alts:
-            got = cell(ctx, selector(r), m, unit, r.get("statistic") or "median")
+            got = cell(ctx, selector(r), m, unit, r.get("statistic") or None)
             ratio = diff = None
             if got.value is not None and unit != "unknown" and paper:
                 ratio = got.value / paper
@@ -454,6 +455,11 @@ def _within(v: float, expect: float, tol: float) -> bool:
     return abs(v / expect - 1) <= tol if expect else abs(v) <= tol
 
 
+def _stat(c: dict[str, Any]) -> str | None:
+    """A claim's own statistic (None: the campaign's)."""
+    return c.get("statistic") or None
+
+
 def _fmt(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.4g}"
 
@@ -463,7 +469,9 @@ def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     q, tol = c["quantity"], float(c.get("tolerance", 0.1))
     parts, ok, missing = [], True, False
     for e in c["expect"]:
-        got = cell(ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"))
+        got = cell(
+            ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"), _stat(c)
+        )
         label = " ".join(f"{k}={v}" for k, v in selector(e["where"]).items())
         if got.value is None:
             missing = True
@@ -484,7 +492,7 @@ def _groups(
     axes = c.get("pair_by", ["size", "op"])
     out: dict[tuple[str, ...], float] = {}
     for p in matching(ctx.points, {**where, **sel}):
-        got = measured(ctx, p, q, "s" if q in layouts.TIMES_ALL else "x")
+        got = measured(ctx, p, q, "s" if q in layouts.TIMES_ALL else "x", _stat(c))
         if got.value is None:
             continue
         key = tuple(layouts.axis_value(p, a, {}) for a in axes)
@@ -603,7 +611,8 @@ def _keys(row: dict[str, Any]) -> tuple[str, ...]:
 
 
 def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
-    """This campaign's median times next to another campaign's, cell by cell."""
+    """This campaign's times next to another campaign's (the campaign's statistic),
+    cell by cell."""
     theirs = {_keys(r): r for r in other.to_dict("records") if r.get("status") == "ok"}
     out = []
     for p in ctx.points:
@@ -614,8 +623,10 @@ def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
         if ref is None:
             continue
         got = measured(ctx, p, "t_total", "s")
-        rv = _num(ref.get("t_total_median"))
-        rlo, rhi = _num(ref.get("t_total_ci_low")), _num(ref.get("t_total_ci_high"))
+        e = stats.row_estimate(ref, ctx.statistic)
+        rv = None if e is None else e.value
+        known = e is not None and not math.isnan(e.level)
+        rlo, rhi = (e.low, e.high) if known and e else (None, None)
         verdict = ""
         if got.value is not None and rv:
             if None not in (got.low, got.high, rlo, rhi):
