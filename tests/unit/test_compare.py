@@ -570,3 +570,46 @@ def test_a_published_cell_that_cannot_be_compared_has_no_ratio() -> None:
     assert row["measured"] == pytest.approx(2.2)  # shown, with its interval ...
     assert row["ratio"] is None and row["difference"] is None  # ... but not judged
     assert row["note"] == "not comparable: the study timed a person typing a password"
+
+
+def test_power_in_watts_with_its_interval_or_the_reason() -> None:
+    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    row = {
+        "t_total_mean": 2.0,
+        "t_total_mean_ci_low": 1.0,
+        "t_total_mean_ci_high": 4.0,
+        "joules_mean": 10.0,
+        "joules_mean_ci_low": 8.0,
+        "joules_mean_ci_high": 12.0,
+    }
+    got = compare.measured(_ctx([(p, row)], statistic="mean"), p, "watts", "W")
+    assert got.value == pytest.approx(5.0)
+    assert (got.low, got.high) == pytest.approx((8.0 / 4.0, 12.0 / 1.0))
+    # a joules cell carries its own interval, not its time's
+    j = compare.measured(_ctx([(p, row)], statistic="mean"), p, "joules", "J")
+    assert (j.low, j.high) == pytest.approx((8.0, 12.0))
+    bare = {k: v for k, v in row.items() if not k.startswith("joules")}
+    got = compare.measured(_ctx([(p, bare)], statistic="mean"), p, "watts", "W")
+    assert got.value is None and "no energy measured" in got.why
+
+
+def test_a_stated_difference_of_times_with_its_interval() -> None:
+    claim = {
+        "id": "gap",
+        "text": "AES-256 takes 2 ms more than AES-128 at 1000 B",
+        "kind": "factor",
+        "quantity": "t_total",
+        "unit": "ms",
+        "where": {"size": "1000B"},
+        "faster": {"cipher": "aes-128-*"},
+        "slower": {"cipher": "aes-256-*"},
+        "aggregate": "difference",
+        "expect": 2000,
+        "tolerance": 0.01,
+    }
+    (row,) = compare.claim_rows(_ciphers(), [claim], None)
+    # 7000 s - 5000 s = 2000 s = 2e6 ms: far from 2000 ms
+    assert row["verdict"] == compare.FAILS
+    assert row["numbers"].startswith("difference 2e+06 [")
+    (row,) = compare.claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
+    assert row["verdict"] == compare.HOLDS

@@ -55,10 +55,17 @@ MEASURES: dict[str, tuple[str, str]] = {
     "cpu_peak_pct": ("cpu_peak_pct", "t_total"),
     "joules": ("joules", "t_total"),
 }
-SPECIAL = ("enc_dec_ratio", "binary_bytes")
+SPECIAL = ("enc_dec_ratio", "binary_bytes", "watts")
 # quantities where less is better (an order lists these smallest first)
-LOWER_FIRST = (*layouts.TIMES_ALL, "binary_bytes", "joules", "cpu_util", "cpu_peak_pct")
-UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "B", "unknown"}
+LOWER_FIRST = (
+    *layouts.TIMES_ALL,
+    "binary_bytes",
+    "joules",
+    "watts",
+    "cpu_util",
+    "cpu_peak_pct",
+)
+UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "W", "B", "unknown"}
 KINDS = ("values", "factor", "order", "paper")
 HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
 
@@ -211,6 +218,8 @@ def measured(
         return _enc_dec_ratio(ctx, p, statistic)
     if measure == "binary_bytes":
         return _object_size(ctx, p)
+    if measure == "watts":
+        return _power(ctx, p, statistic)
     value, time = MEASURES[measure]
     shown = unit if unit in layouts.UNITS[value] else None
     v = layouts.quantity(ctx, p, value, time=time, statistic=statistic, unit=shown)
@@ -249,7 +258,7 @@ def _interval(
         num, den = (est(b, time) if b else None), est(p.id, time)
         r = stats.ratio(num, den) if num and den else None
         return (r.low, r.high) if r else (None, None)
-    e = est(p.id, value if value in layouts.TIMES_ALL else time)
+    e = est(p.id, time if value == "throughput" else value)  # a rate: its time's
     return (e.low, e.high) if e else (None, None)
 
 
@@ -268,6 +277,18 @@ def _object_size(ctx: Context, p: Point) -> Measured:
             total = float(r["total"])  # exact: an interval of width 0
             return Measured(total, total, total)
     return Measured(None, why=f"no size record of {name}.o in this campaign's build")
+
+
+def _power(ctx: Context, p: Point, statistic: str) -> Measured:
+    """Mean power of the timed region (W): its energy over its time, with the
+    interval of the two (n/a where the machine has no energy source)."""
+    j = measured(ctx, p, "joules", "J", statistic)
+    t = measured(ctx, p, "t_total", "s", statistic)
+    if j.value is None:
+        return Measured(None, why=f"no energy measured ({j.why or 'no RAPL/likwid'})")
+    if t.value is None or t.value <= 0:
+        return Measured(None, why=t.why or "no time")
+    return _factor(j, t, False)
 
 
 def _enc_dec_ratio(ctx: Context, p: Point, statistic: str) -> Measured:
@@ -540,6 +561,16 @@ def _factor(good: Measured, bad: Measured, is_time: bool) -> Measured:
     return Measured(v, low, high)
 
 
+def _difference(good: Measured, bad: Measured, is_time: bool) -> Measured:
+    """``bad - good`` for a time (``good - bad`` for a rate), with its interval."""
+    hi, lo = (bad, good) if is_time else (good, bad)
+    assert hi.value is not None and lo.value is not None
+    v = hi.value - lo.value
+    if not _bounded((hi, lo)):
+        return Measured(v)
+    return Measured(v, hi.low - lo.high, hi.high - lo.low)  # type: ignore[operator]
+
+
 def _mean_of(ms: Sequence[Measured]) -> Measured:
     """The mean of several cells; its interval the mean of their bounds."""
     v = sum(m.value or 0.0 for m in ms) / len(ms)
@@ -556,6 +587,8 @@ def _aggregate(
     (``ratio_of_means``) the factor between the two sides' mean values."""
     if agg == "ratio_of_means":
         return _factor(_mean_of(fast), _mean_of(slow), is_time)
+    if agg == "difference":  # how much better, in the quantity's unit
+        return _difference(_mean_of(fast), _mean_of(slow), is_time)
     factors = sorted(
         (_factor(f, s, is_time) for f, s in zip(fast, slow, strict=True)),
         key=lambda m: m.value or 0.0,
@@ -591,7 +624,8 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
         for k, a, b in zip(common, f, s, strict=True)
     )
     rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
-    numbers = f"{agg} factor {_show(got)} (stated {rule}); {cells}"
+    what = "difference" if agg == "difference" else f"{agg} factor"
+    numbers = f"{what} {_show(got)} (stated {rule}); {cells}"
     verdict = (HOLDS if ok else FAILS) if _bounded([got]) else NO_INTERVAL
     return verdict, numbers
 

@@ -433,6 +433,14 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
     for lib in ("pycryptodome", "purepy"):
         for i, c in enumerate((backends.get(lib) or {}).get("ciphers", [])):
             cipher_ok(["backends", lib, "ciphers", i], c)
+    named = [x["name"] for x in cfg.get("inputs") or []]
+    for i, name in enumerate((backends.get("purepy") or {}).get("sets", [])):
+        if name not in named:
+            allowed = ", ".join(named) or "no inputs named"
+            raise _fail(
+                ["backends", "purepy", "sets", i],
+                f"{name!r} is not an input (allowed: {allowed})",
+            )
     if backends.get("command") is not None:
         names: set[str] = set()
         for i, prog in enumerate(backends["command"]["programs"]):

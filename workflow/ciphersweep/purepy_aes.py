@@ -52,6 +52,10 @@ def mul(a: int, b: int) -> int:
     return out
 
 
+# multiplication tables of the MixColumns / InvMixColumns coefficients
+MUL = {k: [mul(b, k) for b in range(256)] for k in (1, 2, 3, 9, 11, 13, 14)}
+
+
 def expand_key(key: bytes) -> list[list[int]]:
     """The round keys, 16 bytes each (FIPS-197 §5.2, KeyExpansion)."""
     nk, nr = len(key) // 4, ROUNDS[len(key)]
@@ -74,13 +78,14 @@ def _shift(s: list[int], sign: int) -> list[int]:
 
 def _mix(s: list[int], m: tuple[int, int, int, int]) -> list[int]:
     """MixColumns with the circulant row ``m`` (§5.1.3 / §5.3.3)."""
+    t = [MUL[k] for k in m]
     out = []
     for c in range(4):
         col = s[4 * c : 4 * c + 4]
         for r in range(4):
             v = 0
             for k in range(4):
-                v ^= mul(col[k], m[(k - r) % 4])
+                v ^= t[(k - r) % 4][col[k]]
             out.append(v)
     return out
 

@@ -326,8 +326,9 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
     if be.get("pycryptodome") is not None:
         ciphers = be["pycryptodome"]["ciphers"]
         _cipher_points(cfg, "pycryptodome", "pycryptodome", ciphers, add, d)
-    if be.get("purepy") is not None:
-        _cipher_points(cfg, "purepy", "purepy", be["purepy"]["ciphers"], add, d)
+    pure = be.get("purepy")
+    if pure is not None and (not pure.get("sets") or d["input_set"] in pure["sets"]):
+        _cipher_points(cfg, "purepy", "purepy", pure["ciphers"], add, d)
     if be.get("command") is not None:
         for prog in be["command"]["programs"]:
             argv = tuple(prog.get(op, ()))
