@@ -119,3 +119,21 @@ def test_purepy_config_and_points(tmp_path: Path) -> None:
     raw["backends"] = {"purepy": {"ciphers": ["aes-128-cbc"]}}
     with pytest.raises(ValueError, match=r"backends\.purepy\.ciphers\[0\]"):
         cs_config.validate(raw, root=ROOT, workdir=tmp_path)
+
+
+def test_purepy_sets_restrict_its_points(tmp_path: Path) -> None:
+    raw = base_config(sizes=[], inputs=[
+        {"name": "small", "generate": {"count": 2, "min": "20B", "max": "40B"}},
+        {"name": "large", "generate": {"count": 2, "min": "1KB", "max": "2KB"}},
+    ])  # fmt: skip
+    raw["backends"] = {
+        "purepy": {"ciphers": ["chacha20"], "sets": ["small"]},
+        "openssl": {"ciphers": ["chacha20"]},
+    }
+    raw["platform"] = {"container": {"runtime": "none"}}
+    pts = expand(cs_config.validate(raw, root=ROOT, workdir=tmp_path))
+    assert {p.input_set for p in pts if p.backend == "purepy"} == {"small"}
+    assert {p.input_set for p in pts if p.backend == "openssl"} == {"small", "large"}
+    raw["backends"]["purepy"]["sets"] = ["huge"]
+    with pytest.raises(ValueError, match=r"backends\.purepy\.sets\[0\]: 'huge'"):
+        cs_config.validate(raw, root=ROOT, workdir=tmp_path)
