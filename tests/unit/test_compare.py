@@ -320,6 +320,7 @@ def test_another_campaign_cell_by_cell(tmp_path: Path) -> None:
     assert rows[SEQ.id]["ratio"] == pytest.approx(0.5)
     assert rows[SEQ.id]["verdict"] == "faster"  # the intervals do not overlap
     assert rows[MPI.id]["ratio"] == pytest.approx(1.0)
+    assert rows[MPI.id]["verdict"].startswith("not comparable: ")  # no interval
 
 
 @pytest.mark.parametrize(

@@ -753,7 +753,7 @@ def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
                     else ("slower" if got.value > rv else "faster")
                 )
             else:
-                verdict = "slower" if got.value > rv else "faster"
+                verdict = "not comparable: a side has no interval (one repetition?)"
         out.append(
             {
                 "point": p.id,
