@@ -498,7 +498,7 @@ def test_a_verdict_needs_the_interval_of_the_measured_side() -> None:
     ctx = tables.Context(ctx.cfg, ctx.points, bare)
     (row,) = compare.claim_rows(ctx, [claim], None)
     assert row["verdict"].startswith("not comparable: ")
-    assert "no interval" in row["verdict"] and "[no interval]" in row["numbers"]
+    assert "no finite interval" in row["verdict"] and "[no interval]" in row["numbers"]
 
 
 def test_a_claim_that_cannot_be_compared_says_why() -> None:
@@ -614,3 +614,28 @@ def test_a_stated_difference_of_times_with_its_interval() -> None:
     assert row["numbers"].startswith("difference 2e+06 [")
     (row,) = compare.claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
     assert row["verdict"] == compare.HOLDS
+
+
+def test_an_unbounded_interval_gives_no_verdict() -> None:
+    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    q = _p("openssl", "1000B", 1000, impl="evp", cipher="aes-128-ecb")
+    row = {
+        "t_total_mean": 1.0,
+        "t_total_mean_ci_low": -1.0,
+        "t_total_mean_ci_high": 3.0,
+    }
+    ctx = _ctx([(p, row), (q, {**row, "t_total_mean": 2.0})], statistic="mean")
+    claim = {
+        "id": "u",
+        "text": "ChaCha20 twice as fast",
+        "kind": "factor",
+        "quantity": "t_total",
+        "faster": {"cipher": "chacha20"},
+        "slower": {"cipher": "aes-*"},
+        "expect": 2,
+    }
+    (r,) = compare.claim_rows(ctx, [claim], None)
+    assert r["verdict"] == compare.NO_INTERVAL and "inf]" in r["numbers"]
+    nowatt = {**claim, "quantity": "watts", "unit": "W"}
+    (r,) = compare.claim_rows(ctx, [nowatt], None)
+    assert r["verdict"] == compare.UNTESTED and "no energy measured" in r["numbers"]

@@ -501,10 +501,27 @@ def _show(m: Measured) -> str:
 
 
 def _bounded(ms: Iterable[Measured]) -> bool:
-    return all(m.low is not None and m.high is not None for m in ms)
+    """Every number has a finite interval (a verdict needs one)."""
+    return all(
+        m.low is not None and m.high is not None and math.isfinite(m.high) for m in ms
+    )
 
 
-NO_INTERVAL = "not comparable: a deciding number has no interval (one repetition?)"
+NO_INTERVAL = (
+    "not comparable: a deciding number has no finite interval (too few repetitions?)"
+)
+
+
+def _why_none(ctx: Context, c: dict[str, Any], sides: list[dict[str, Any]]) -> str:
+    """Why no cell has every side: the first reason a side's points give."""
+    where, q = selector(c.get("where", {})), c["quantity"]
+    unit = c.get("unit", "s" if q in layouts.TIMES_ALL else "x")
+    for side in sides:
+        for p in matching(ctx.points, {**where, **selector(side)}):
+            got = measured(ctx, p, q, unit, _stat(c))
+            if got.value is None:
+                return f"no cell has every side ({got.why})"
+    return "no cell has every side"
 
 
 def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
@@ -611,7 +628,7 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     slow = _groups(ctx, c, selector(c["slower"]))
     common = sorted(set(fast) & set(slow))
     if not common:
-        return UNTESTED, "no cell has both sides"
+        return UNTESTED, _why_none(ctx, c, [c["faster"], c["slower"]])
     is_time = q in LOWER_FIRST
     agg = c.get("aggregate", "median")
     f, s = [fast[k] for k in common], [slow[k] for k in common]
@@ -635,7 +652,7 @@ def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     sides = [_groups(ctx, c, selector(s)) for s in c["order"]]
     common = sorted(set.intersection(*(set(s) for s in sides))) if sides else []
     if not common:
-        return UNTESTED, "no cell has every side of the order"
+        return UNTESTED, _why_none(ctx, c, c["order"])
     sign = 1 if q in LOWER_FIRST else -1
     if c.get("aggregate") == "mean":  # "on average": the sides' means over the cells
         cells = [tuple(_mean_of([s[k] for k in common]) for s in sides)]
