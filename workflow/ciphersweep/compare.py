@@ -500,6 +500,11 @@ def _show(m: Measured) -> str:
     return f"{m.value:.4g} [{m.low:.4g}, {m.high:.4g}]"
 
 
+def _known(ms: Iterable[Measured]) -> bool:
+    """Every number has an interval (perhaps unbounded)."""
+    return all(m.low is not None and m.high is not None for m in ms)
+
+
 def _bounded(ms: Iterable[Measured]) -> bool:
     """Every number has a finite interval (a verdict needs one)."""
     return all(
@@ -571,7 +576,7 @@ def _factor(good: Measured, bad: Measured, is_time: bool) -> Measured:
     num, den = (bad, good) if is_time else (good, bad)
     assert num.value is not None and den.value is not None
     v = num.value / den.value
-    if not _bounded((num, den)):
+    if not _known((num, den)):
         return Measured(v)
     high = num.high / den.low if den.low and den.low > 0 else math.inf  # type: ignore[operator]
     low = num.low / den.high if den.high and den.high > 0 else 0.0  # type: ignore[operator]
@@ -583,7 +588,7 @@ def _difference(good: Measured, bad: Measured, is_time: bool) -> Measured:
     hi, lo = (bad, good) if is_time else (good, bad)
     assert hi.value is not None and lo.value is not None
     v = hi.value - lo.value
-    if not _bounded((hi, lo)):
+    if not _known((hi, lo)):
         return Measured(v)
     return Measured(v, hi.low - lo.high, hi.high - lo.low)  # type: ignore[operator]
 
@@ -591,7 +596,7 @@ def _difference(good: Measured, bad: Measured, is_time: bool) -> Measured:
 def _mean_of(ms: Sequence[Measured]) -> Measured:
     """The mean of several cells; its interval the mean of their bounds."""
     v = sum(m.value or 0.0 for m in ms) / len(ms)
-    if not _bounded(ms):
+    if not _known(ms):
         return Measured(v)
     lo = sum(m.low or 0.0 for m in ms) / len(ms)
     return Measured(v, lo, sum(m.high or 0.0 for m in ms) / len(ms))
