@@ -139,7 +139,17 @@ def _ciphers() -> tables.Context:
             ("aes-256-ecb", 7.0),
         ):
             p = _p("openssl", f"{size}B", size, impl="evp", cipher=cipher)
-            rows.append((p, {"t_total_median": t * size}))
+            v = t * size
+            rows.append(
+                (
+                    p,
+                    {
+                        "t_total_median": v,
+                        "t_total_ci_low": 0.99 * v,
+                        "t_total_ci_high": 1.01 * v,
+                    },
+                )
+            )
     return _ctx(rows, baseline={"backend": "seq"})
 
 
@@ -196,10 +206,11 @@ def test_claims_hold_or_not_with_the_deciding_numbers() -> None:
     out = {r["id"]: r for r in compare.claim_rows(ctx, claims, None)}
     # fastest AES is 5x slower than ChaCha20: within 25% of "up to 6"
     assert out["a"]["verdict"] == compare.HOLDS
-    assert "max factor 5 (stated 6 ±25%)" in out["a"]["numbers"]
+    # the deciding factor comes with its interval: 5 x 0.99/1.01 .. 5 x 1.01/0.99
+    assert "max factor 5 [4.901, 5.101] (stated 6 ±25%)" in out["a"]["numbers"]
     assert out["b"]["verdict"] == compare.HOLDS  # 7/5 = 1.4
     assert out["c"]["verdict"] == compare.FAILS
-    assert "out of order in 2 of 2 cells" in out["c"]["numbers"]
+    assert "out of order in 2 of 2" in out["c"]["numbers"]
     assert out["d"]["verdict"] == compare.HOLDS  # 1000 B / 1000 s = 1e-6 MB/s
     assert out["e"]["verdict"] == compare.UNTESTED
 
@@ -309,6 +320,7 @@ def test_another_campaign_cell_by_cell(tmp_path: Path) -> None:
     assert rows[SEQ.id]["ratio"] == pytest.approx(0.5)
     assert rows[SEQ.id]["verdict"] == "faster"  # the intervals do not overlap
     assert rows[MPI.id]["ratio"] == pytest.approx(1.0)
+    assert rows[MPI.id]["verdict"].startswith("not comparable: ")  # no interval
 
 
 @pytest.mark.parametrize(
@@ -400,3 +412,230 @@ def test_binary_size_from_the_build_records(tmp_path: Path, monkeypatch) -> None
     out = compare.published_rows(ctx, pub)
     assert [r["measured"] for r in out] == [2000.0, 9000.0]
     assert compare.rank_rows(out)[0]["spearman"] == pytest.approx(1.0)
+
+
+def _mean_ctx(**cfg) -> tables.Context:
+    """One encrypt/decrypt pair whose means (3 s, 1 s) and medians (1 s, 1 s) differ."""
+    row = {
+        "t_total_median": 1.0,
+        "t_total_ci_low": 0.9,
+        "t_total_ci_high": 1.1,
+        "t_total_mean": 3.0,
+        "t_total_mean_ci_low": 2.0,
+        "t_total_mean_ci_high": 4.0,
+    }
+    dec = _p("seq", "1KiB", 1024, op="decrypt")
+    return _ctx([(SEQ, row), (dec, {**row, "t_total_mean": 1.0})], **cfg)
+
+
+def test_campaign_statistic_reaches_published_rows_and_claims() -> None:
+    pub = PUB.iloc[[0]].copy()
+    pub["value"] = "3000"
+    pub["op"] = "encrypt"
+    claim = {
+        "id": "v",
+        "text": "3 s",
+        "kind": "values",
+        "quantity": "t_total",
+        "unit": "s",
+        "expect": [{"where": {"op": "encrypt"}, "value": 3.0}],
+    }
+    factor = {
+        "id": "f",
+        "text": "decryption 3x faster",
+        "kind": "factor",
+        "quantity": "t_total",
+        "faster": {"op": "decrypt"},
+        "slower": {"op": "encrypt"},
+        "pair_by": ["size"],
+        "expect": 3,
+    }
+    for stat, value, verdict in (
+        ("mean", 3000.0, compare.HOLDS),
+        (None, 1000.0, compare.FAILS),
+    ):
+        ctx = _mean_ctx(**({"statistic": stat} if stat else {}))
+        (row,) = compare.published_rows(ctx, pub)
+        assert row["measured"] == pytest.approx(value)
+        out = {
+            r["id"]: r["verdict"]
+            for r in compare.claim_rows(ctx, [claim, factor], None)
+        }
+        assert out == {"v": verdict, "f": verdict}
+    # a claim or a published row may still name its own statistic
+    ctx = _mean_ctx(statistic="mean")
+    pub["statistic"] = "median"
+    assert compare.published_rows(ctx, pub)[0]["measured"] == pytest.approx(1000.0)
+    out = compare.claim_rows(ctx, [{**claim, "statistic": "median"}], None)
+    assert out[0]["verdict"] == compare.FAILS
+
+
+def test_campaign_statistic_reaches_another_campaign() -> None:
+    ctx = _mean_ctx(statistic="mean")
+    other = ctx.summary.copy()
+    other["t_total_mean"] = 6.0
+    other["op"] = mine_op = [p.op for p in ctx.points]
+    ctx = tables.Context(ctx.cfg, ctx.points, ctx.summary.assign(op=mine_op))
+    rows = compare.campaign_rows(ctx, other)
+    assert len(rows) == 2 and all(r["reference"] == pytest.approx(6.0) for r in rows)
+    assert {r["measured"] for r in rows} == {3.0, 1.0}  # this campaign's means
+
+
+def test_a_verdict_needs_the_interval_of_the_measured_side() -> None:
+    ctx = _ciphers()
+    claim = {
+        "id": "b",
+        "text": "AES-128 1.4x AES-256",
+        "kind": "factor",
+        "quantity": "t_total",
+        "faster": {"cipher": "aes-128-*"},
+        "slower": {"cipher": "aes-256-*"},
+        "expect": 1.4,
+    }
+    (row,) = compare.claim_rows(ctx, [claim], None)
+    assert row["verdict"] == compare.HOLDS and "[" in row["numbers"]
+    bare = ctx.summary.drop(columns=["t_total_ci_low", "t_total_ci_high"])
+    ctx = tables.Context(ctx.cfg, ctx.points, bare)
+    (row,) = compare.claim_rows(ctx, [claim], None)
+    assert row["verdict"].startswith("not comparable: ")
+    assert "no finite interval" in row["verdict"] and "[no interval]" in row["numbers"]
+
+
+def test_a_claim_that_cannot_be_compared_says_why() -> None:
+    claim = {
+        "id": "x",
+        "text": "ratio",
+        "kind": "values",
+        "quantity": "enc_dec_ratio",
+        "expect": [{"where": {}, "value": 2}],
+        "not_comparable": "the study's times include typing a password",
+    }
+    (row,) = compare.claim_rows(_ciphers(), [claim], None)
+    assert row["verdict"] == (
+        "not comparable: the study's times include typing a password"
+    )
+
+
+def test_ratio_of_means_and_order_on_average() -> None:
+    ctx = _ciphers()  # sizes 1000 and 2000: times t x size
+    mean_ratio = {
+        "id": "m",
+        "text": "ChaCha20 about 6 times faster than AES in any of its versions",
+        "kind": "factor",
+        "quantity": "throughput",
+        "unit": "MB/s",
+        "faster": {"cipher": "chacha20"},
+        "slower": {"cipher": "aes-256-*"},
+        "pair_by": ["op"],
+        "aggregate": "ratio_of_means",
+        "expect": 7,
+        "tolerance": 0.01,
+    }
+    (row,) = compare.claim_rows(ctx, [mean_ratio], None)
+    # the best cell per group (op): 2000 B and 1000 B give equal speeds, ratio 7
+    assert row["verdict"] == compare.HOLDS, row["numbers"]
+    order = {
+        "id": "o",
+        "text": "on average",
+        "kind": "order",
+        "quantity": "t_total",
+        "order": [{"cipher": "chacha20"}, {"cipher": "aes-128-*"}],
+        "aggregate": "mean",
+    }
+    (row,) = compare.claim_rows(ctx, [order], None)
+    assert row["verdict"] == compare.HOLDS
+    assert "mean over 2 cells" in row["numbers"]
+
+
+def test_an_interval_reaching_zero_is_valid() -> None:
+    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    row = {
+        "t_total_mean": 1.0,
+        "t_total_mean_ci_low": -2.0,  # two repetitions: Student's t reaches below 0
+        "t_total_mean_ci_high": 4.0,
+        "t_total_median": 1.0,
+    }
+    ctx = _ctx([(p, row)], statistic="mean")
+    got = compare.measured(ctx, p, "throughput", "MB/s")
+    assert got.value == pytest.approx(1e-3)
+    assert got.low == pytest.approx(1000 / 4.0 / 1e6) and got.high == float("inf")
+    flat = {**row, "t_total_mean_ci_low": 1.0, "t_total_mean_ci_high": 1.0}
+    got = compare.measured(_ctx([(p, flat)], statistic="mean"), p, "throughput", "MB/s")
+    assert got.low == got.high == pytest.approx(1e-3)  # width 0: exact, still valid
+
+
+def test_a_published_cell_that_cannot_be_compared_has_no_ratio() -> None:
+    pub = PUB.iloc[[0]].copy()
+    pub["not_comparable"] = "the study timed a person typing a password"
+    (row,) = compare.published_rows(_pousa_like(), pub)
+    assert row["measured"] == pytest.approx(2.2)  # shown, with its interval ...
+    assert row["ratio"] is None and row["difference"] is None  # ... but not judged
+    assert row["note"] == "not comparable: the study timed a person typing a password"
+
+
+def test_power_in_watts_with_its_interval_or_the_reason() -> None:
+    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    row = {
+        "t_total_mean": 2.0,
+        "t_total_mean_ci_low": 1.0,
+        "t_total_mean_ci_high": 4.0,
+        "joules_mean": 10.0,
+        "joules_mean_ci_low": 8.0,
+        "joules_mean_ci_high": 12.0,
+    }
+    got = compare.measured(_ctx([(p, row)], statistic="mean"), p, "watts", "W")
+    assert got.value == pytest.approx(5.0)
+    assert (got.low, got.high) == pytest.approx((8.0 / 4.0, 12.0 / 1.0))
+    # a joules cell carries its own interval, not its time's
+    j = compare.measured(_ctx([(p, row)], statistic="mean"), p, "joules", "J")
+    assert (j.low, j.high) == pytest.approx((8.0, 12.0))
+    bare = {k: v for k, v in row.items() if not k.startswith("joules")}
+    got = compare.measured(_ctx([(p, bare)], statistic="mean"), p, "watts", "W")
+    assert got.value is None and "no energy measured" in got.why
+
+
+def test_a_stated_difference_of_times_with_its_interval() -> None:
+    claim = {
+        "id": "gap",
+        "text": "AES-256 takes 2 ms more than AES-128 at 1000 B",
+        "kind": "factor",
+        "quantity": "t_total",
+        "unit": "ms",
+        "where": {"size": "1000B"},
+        "faster": {"cipher": "aes-128-*"},
+        "slower": {"cipher": "aes-256-*"},
+        "aggregate": "difference",
+        "expect": 2000,
+        "tolerance": 0.01,
+    }
+    (row,) = compare.claim_rows(_ciphers(), [claim], None)
+    # 7000 s - 5000 s = 2000 s = 2e6 ms: far from 2000 ms
+    assert row["verdict"] == compare.FAILS
+    assert row["numbers"].startswith("difference 2e+06 [")
+    (row,) = compare.claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
+    assert row["verdict"] == compare.HOLDS
+
+
+def test_an_unbounded_interval_gives_no_verdict() -> None:
+    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    q = _p("openssl", "1000B", 1000, impl="evp", cipher="aes-128-ecb")
+    row = {
+        "t_total_mean": 1.0,
+        "t_total_mean_ci_low": -1.0,
+        "t_total_mean_ci_high": 3.0,
+    }
+    ctx = _ctx([(p, row), (q, {**row, "t_total_mean": 2.0})], statistic="mean")
+    claim = {
+        "id": "u",
+        "text": "ChaCha20 twice as fast",
+        "kind": "factor",
+        "quantity": "t_total",
+        "faster": {"cipher": "chacha20"},
+        "slower": {"cipher": "aes-*"},
+        "expect": 2,
+    }
+    (r,) = compare.claim_rows(ctx, [claim], None)
+    assert r["verdict"] == compare.NO_INTERVAL and "inf]" in r["numbers"]
+    nowatt = {**claim, "quantity": "watts", "unit": "W"}
+    (r,) = compare.claim_rows(ctx, [nowatt], None)
+    assert r["verdict"] == compare.UNTESTED and "no energy measured" in r["numbers"]

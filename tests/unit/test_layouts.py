@@ -254,3 +254,43 @@ def test_nopad_needs_whole_blocks_and_reaches_the_kernel() -> None:
         "--nopad" not in launch.kernel_args(p, input_path="i", json_path="j")
         for p in plain
     )
+
+
+def _mean_vs_median(cfg: dict) -> tuple[tables.Context, Point]:
+    """One point whose mean (3.0 s) and median (1.0 s) differ."""
+    p = _p("seq", "ref", "1KiB", 1024)
+    row = {
+        "t_total_median": 1.0,
+        "t_total_ci_low": 0.9,
+        "t_total_ci_high": 1.1,
+        "t_total_mean": 3.0,
+        "t_total_mean_ci_low": 2.0,
+        "t_total_mean_ci_high": 4.0,
+    }
+    return _ctx(cfg, [(p, row)]), p
+
+
+def test_campaign_statistic_reaches_every_layout_and_measure() -> None:
+    grid = {"name": "g", "value": "t_total", "rows": ["backend"]}
+    meas = {
+        "name": "m",
+        "value": "t_total",
+        "rows": ["backend"],
+        "measures": [{"label": "T", "value": "t_total"}],
+    }
+    own = {**grid, "name": "own", "statistic": "median"}
+    ctx, _ = _mean_vs_median({"statistic": "mean", "tables": [grid, meas, own]})
+    assert [s["statistic"] for s in layouts.specs(ctx.cfg)] == [
+        "mean",
+        "mean",
+        "median",
+    ]
+    got = {t.name: t for t in layouts.build(ctx)}
+    assert got["g"].cells[("seq", "1KiB")] == pytest.approx(3.0)
+    assert got["m"].cells[("seq", "T")] == pytest.approx(3.0)
+    assert got["own"].cells[("seq", "1KiB")] == pytest.approx(1.0)
+    ctx, _ = _mean_vs_median({"tables": [grid]})  # no campaign statistic: the median
+    assert layouts.specs(ctx.cfg)[0]["statistic"] == "median"
+    assert {t.name: t for t in layouts.build(ctx)}["g"].cells[
+        ("seq", "1KiB")
+    ] == pytest.approx(1.0)

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from . import layouts, records
+from . import layouts, records, stats
 from .render import md_escape
-from .stats import _num  # a summary cell as a float (None: empty or NaN)
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,10 +56,17 @@ MEASURES: dict[str, tuple[str, str]] = {
     "cpu_peak_pct": ("cpu_peak_pct", "t_total"),
     "joules": ("joules", "t_total"),
 }
-SPECIAL = ("enc_dec_ratio", "binary_bytes")
+SPECIAL = ("enc_dec_ratio", "binary_bytes", "watts")
 # quantities where less is better (an order lists these smallest first)
-LOWER_FIRST = (*layouts.TIMES_ALL, "binary_bytes", "joules", "cpu_util", "cpu_peak_pct")
-UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "B", "unknown"}
+LOWER_FIRST = (
+    *layouts.TIMES_ALL,
+    "binary_bytes",
+    "joules",
+    "watts",
+    "cpu_util",
+    "cpu_peak_pct",
+)
+UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "W", "B", "unknown"}
 KINDS = ("values", "factor", "order", "paper")
 HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
 
@@ -204,13 +210,17 @@ def _time_factor(unit: str) -> float:
 
 
 def measured(
-    ctx: Context, p: Point, measure: str, unit: str, statistic: str = "median"
+    ctx: Context, p: Point, measure: str, unit: str, statistic: str | None = None
 ) -> Measured:
-    """The point's value of a measure in the given unit, with its interval if known."""
+    """The point's value of a measure in the given unit, with its interval if known
+    (``statistic``: the campaign's unless given)."""
+    statistic = statistic or ctx.statistic
     if measure == "enc_dec_ratio":
-        return _enc_dec_ratio(ctx, p)
+        return _enc_dec_ratio(ctx, p, statistic)
     if measure == "binary_bytes":
         return _object_size(ctx, p)
+    if measure == "watts":
+        return _power(ctx, p, statistic)
     value, time = MEASURES[measure]
     shown = unit if unit in layouts.UNITS[value] else None
     v = layouts.quantity(ctx, p, value, time=time, statistic=statistic, unit=shown)
@@ -225,9 +235,10 @@ def measured(
     if value in layouts.TIMES_ALL:
         f = _time_factor(shown or "s")
         return Measured(v, low * f, high * f)
-    if value == "throughput":
+    if value == "throughput":  # a time interval reaching 0 bounds no rate from above
         rate = layouts.RATE_UNITS[shown or "MB/s"]
-        return Measured(v, p.size_bytes / high / rate, p.size_bytes / low / rate)
+        top = p.size_bytes / low / rate if low > 0 else math.inf
+        return Measured(v, p.size_bytes / high / rate if high > 0 else 0.0, top)
     if value == "efficiency":
         return Measured(v, low / p.p, high / p.p)
     return Measured(v, low, high)
@@ -237,7 +248,6 @@ def _interval(
     ctx: Context, p: Point, value: str, time: str, statistic: str
 ) -> tuple[float | None, float | None]:
     """The statistics module's interval of a time (seconds) or of a speedup."""
-    from . import stats
 
     def est(pid: str, col: str) -> stats.Estimate | None:
         row = ctx.by_point.get(pid)
@@ -249,7 +259,7 @@ def _interval(
         num, den = (est(b, time) if b else None), est(p.id, time)
         r = stats.ratio(num, den) if num and den else None
         return (r.low, r.high) if r else (None, None)
-    e = est(p.id, value if value in layouts.TIMES_ALL else time)
+    e = est(p.id, time if value == "throughput" else value)  # a rate: its time's
     return (e.low, e.high) if e else (None, None)
 
 
@@ -265,11 +275,24 @@ def _object_size(ctx: Context, p: Point) -> Measured:
     name = p.impl.replace("-", "_")
     for r in sizes.get(p.variant or "default", []):
         if r.get("part") == "object" and r.get("name") == name:
-            return Measured(float(r["total"]))
+            total = float(r["total"])  # exact: an interval of width 0
+            return Measured(total, total, total)
     return Measured(None, why=f"no size record of {name}.o in this campaign's build")
 
 
-def _enc_dec_ratio(ctx: Context, p: Point) -> Measured:
+def _power(ctx: Context, p: Point, statistic: str) -> Measured:
+    """Mean power of the timed region (W): its energy over its time, with the
+    interval of the two (n/a where the machine has no energy source)."""
+    j = measured(ctx, p, "joules", "J", statistic)
+    t = measured(ctx, p, "t_total", "s", statistic)
+    if j.value is None:
+        return Measured(None, why=f"no energy measured ({j.why or 'no RAPL/likwid'})")
+    if t.value is None or t.value <= 0:
+        return Measured(None, why=t.why or "no time")
+    return _factor(j, t, False)
+
+
+def _enc_dec_ratio(ctx: Context, p: Point, statistic: str) -> Measured:
     """T(encrypt) / T(decrypt) of the same cell (the point and its other operation)."""
 
     def same(q: Point) -> tuple[Any, ...]:
@@ -279,11 +302,11 @@ def _enc_dec_ratio(ctx: Context, p: Point) -> Measured:
     twin = {q.op: q for q in ctx.points if same(q) == same(p)}
     if "encrypt" not in twin or "decrypt" not in twin:
         return Measured(None, why="needs both encrypt and decrypt points")
-    te = measured(ctx, twin["encrypt"], "t_total", "s")
-    td = measured(ctx, twin["decrypt"], "t_total", "s")
+    te = measured(ctx, twin["encrypt"], "t_total", "s", statistic)
+    td = measured(ctx, twin["decrypt"], "t_total", "s", statistic)
     if te.value is None or td.value is None or td.value <= 0:
         return Measured(None, why=te.why or td.why or "no time")
-    return Measured(te.value / td.value)
+    return _factor(td, te, True)  # T(encrypt) / T(decrypt) with its interval
 
 
 def cell(
@@ -291,9 +314,10 @@ def cell(
     where: dict[str, Any],
     measure: str,
     unit: str,
-    statistic: str = "median",
+    statistic: str | None = None,
 ) -> Measured:
-    """The one measured cell a selector names (n/a with the reason otherwise)."""
+    """The one measured cell a selector names (n/a with the reason otherwise), in the
+    campaign's statistic unless one is given."""
     pts = matching(ctx.points, where)
     if measure == "enc_dec_ratio":
         pts = [p for p in pts if p.op == "encrypt"]
@@ -302,7 +326,8 @@ def cell(
     if measure == "binary_bytes":  # one binary serves every point of an impl
         sizes = {measured(ctx, p, measure, unit).value for p in pts} - {None}
         if len(sizes) == 1:
-            return Measured(sizes.pop())
+            size = sizes.pop()
+            return Measured(size, size, size)
     if len(pts) > 1:
         return Measured(
             None,
@@ -379,9 +404,12 @@ def published_rows(ctx: Context, pub: pd.DataFrame) -> list[dict[str, Any]]:
         alts = str(r["measure"]).split("|")
         rows = []
         for m in alts:
-            got = cell(ctx, selector(r), m, unit, r.get("statistic") or "median")
+            got = cell(ctx, selector(r), m, unit, r.get("statistic") or None)
             ratio = diff = None
-            if got.value is not None and unit != "unknown" and paper:
+            why = str(r.get("not_comparable") or "").strip()
+            if why:  # measured and shown, but no ratio: the paper measured otherwise
+                got.why = f"not comparable: {why}"
+            elif got.value is not None and unit != "unknown" and paper:
                 ratio = got.value / paper
                 if unit == "x":
                     diff = got.value - paper
@@ -399,7 +427,7 @@ def published_rows(ctx: Context, pub: pd.DataFrame) -> list[dict[str, Any]]:
                     "ratio": ratio,
                     "difference": diff,
                     "closest": "",
-                    "note": got.why or r.get("note", ""),
+                    "note": got.why if why or got.value is None else r.get("note", ""),
                 }
             )
         if len(rows) > 1:
@@ -455,43 +483,149 @@ def _within(v: float, expect: float, tol: float) -> bool:
     return abs(v / expect - 1) <= tol if expect else abs(v) <= tol
 
 
+def _stat(c: dict[str, Any]) -> str | None:
+    """A claim's own statistic (None: the campaign's)."""
+    return c.get("statistic") or None
+
+
 def _fmt(v: float | None) -> str:
     return "n/a" if v is None else f"{v:.4g}"
+
+
+def _show(m: Measured) -> str:
+    """A deciding number with its interval: ``v [low, high]``."""
+    if m.value is None:
+        return f"n/a ({m.why})"
+    if m.low is None or m.high is None:
+        return f"{m.value:.4g} [no interval]"
+    return f"{m.value:.4g} [{m.low:.4g}, {m.high:.4g}]"
+
+
+def _known(ms: Iterable[Measured]) -> bool:
+    """Every number has an interval (perhaps unbounded)."""
+    return all(m.low is not None and m.high is not None for m in ms)
+
+
+def _bounded(ms: Iterable[Measured]) -> bool:
+    """Every number has a finite interval (a verdict needs one)."""
+    return all(
+        m.low is not None and m.high is not None and math.isfinite(m.high) for m in ms
+    )
+
+
+NO_INTERVAL = (
+    "not comparable: a deciding number has no finite interval (too few repetitions?)"
+)
+
+
+def _why_none(ctx: Context, c: dict[str, Any], sides: list[dict[str, Any]]) -> str:
+    """Why no cell has every side: the first reason a side's points give."""
+    where, q = selector(c.get("where", {})), c["quantity"]
+    unit = c.get("unit", "s" if q in layouts.TIMES_ALL else "x")
+    for side in sides:
+        for p in matching(ctx.points, {**where, **selector(side)}):
+            got = measured(ctx, p, q, unit, _stat(c))
+            if got.value is None:
+                return f"no cell has every side ({got.why})"
+    return "no cell has every side"
 
 
 def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     base = selector(c.get("where", {}))
     q, tol = c["quantity"], float(c.get("tolerance", 0.1))
-    parts, ok, missing = [], True, False
+    parts, ok, missing, got_all = [], True, False, []
     for e in c["expect"]:
-        got = cell(ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"))
+        got = cell(
+            ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"), _stat(c)
+        )
         label = " ".join(f"{k}={v}" for k, v in selector(e["where"]).items())
+        parts.append(f"{label}: {_show(got)} (stated {e['value']})")
         if got.value is None:
             missing = True
-            parts.append(f"{label}: n/a ({got.why})")
             continue
+        got_all.append(got)
         ok = ok and _within(got.value, float(e["value"]), tol)
-        parts.append(f"{label}: {_fmt(got.value)} (stated {e['value']})")
-    verdict = UNTESTED if missing and ok else (HOLDS if ok else FAILS)
-    return verdict, "; ".join(parts) + f"; tolerance ±{tol:.0%}"
+    numbers = "; ".join(parts) + f"; tolerance ±{tol:.0%}"
+    if missing and ok:
+        return UNTESTED, numbers
+    return (HOLDS if ok else FAILS) if _bounded(got_all) else NO_INTERVAL, numbers
 
 
 def _groups(
     ctx: Context, c: dict[str, Any], sel: dict[str, Any]
-) -> dict[tuple[str, ...], float]:
+) -> dict[tuple[str, ...], Measured]:
     """Cell value per group of the points a selector picks (the best of several); the
     groups are the values of the claim's ``pair_by`` axes (default: size and op)."""
     where, q = selector(c.get("where", {})), c["quantity"]
     axes = c.get("pair_by", ["size", "op"])
-    out: dict[tuple[str, ...], float] = {}
+    unit = c.get("unit", "s" if q in layouts.TIMES_ALL else "x")
+    out: dict[tuple[str, ...], Measured] = {}
+    sign = 1 if q in LOWER_FIRST else -1
     for p in matching(ctx.points, {**where, **sel}):
-        got = measured(ctx, p, q, "s" if q in layouts.TIMES_ALL else "x")
+        got = measured(ctx, p, q, unit, _stat(c))
         if got.value is None:
             continue
         key = tuple(layouts.axis_value(p, a, {}) for a in axes)
-        better = min if q in LOWER_FIRST else max
-        out[key] = better(out[key], got.value) if key in out else got.value
+        if key not in out or sign * got.value < sign * (out[key].value or 0.0):
+            out[key] = got
     return out
+
+
+def _factor(good: Measured, bad: Measured, is_time: bool) -> Measured:
+    """How many times better ``good`` is than ``bad``, with the interval-division
+    interval of the two (an interval reaching 0 gives an unbounded side)."""
+    num, den = (bad, good) if is_time else (good, bad)
+    assert num.value is not None and den.value is not None
+    v = num.value / den.value
+    if not _known((num, den)):
+        return Measured(v)
+    high = num.high / den.low if den.low and den.low > 0 else math.inf  # type: ignore[operator]
+    low = num.low / den.high if den.high and den.high > 0 else 0.0  # type: ignore[operator]
+    return Measured(v, low, high)
+
+
+def _difference(good: Measured, bad: Measured, is_time: bool) -> Measured:
+    """``bad - good`` for a time (``good - bad`` for a rate), with its interval."""
+    hi, lo = (bad, good) if is_time else (good, bad)
+    assert hi.value is not None and lo.value is not None
+    v = hi.value - lo.value
+    if not _known((hi, lo)):
+        return Measured(v)
+    return Measured(v, hi.low - lo.high, hi.high - lo.low)  # type: ignore[operator]
+
+
+def _mean_of(ms: Sequence[Measured]) -> Measured:
+    """The mean of several cells; its interval the mean of their bounds."""
+    v = sum(m.value or 0.0 for m in ms) / len(ms)
+    if not _known(ms):
+        return Measured(v)
+    lo = sum(m.low or 0.0 for m in ms) / len(ms)
+    return Measured(v, lo, sum(m.high or 0.0 for m in ms) / len(ms))
+
+
+def _aggregate(
+    agg: str, fast: list[Measured], slow: list[Measured], is_time: bool
+) -> Measured:
+    """One factor from the cells: the largest, smallest or median cell factor, or
+    (``ratio_of_means``) the factor between the two sides' mean values."""
+    if agg == "ratio_of_means":
+        return _factor(_mean_of(fast), _mean_of(slow), is_time)
+    if agg == "difference":  # how much better, in the quantity's unit
+        return _difference(_mean_of(fast), _mean_of(slow), is_time)
+    factors = sorted(
+        (_factor(f, s, is_time) for f, s in zip(fast, slow, strict=True)),
+        key=lambda m: m.value or 0.0,
+    )
+    if agg == "max":
+        return factors[-1]
+    if agg == "min":
+        return factors[0]
+    return factors[len(factors) // 2] if len(factors) % 2 else _median_pair(factors)
+
+
+def _median_pair(factors: Sequence[Measured]) -> Measured:
+    n = len(factors)
+    return _mean_of(factors[n // 2 - 1 : n // 2 + 1])
 
 
 def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
@@ -500,23 +634,23 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     slow = _groups(ctx, c, selector(c["slower"]))
     common = sorted(set(fast) & set(slow))
     if not common:
-        return UNTESTED, "no cell has both sides"
+        return UNTESTED, _why_none(ctx, c, [c["faster"], c["slower"]])
     is_time = q in LOWER_FIRST
-    factors = [slow[k] / fast[k] if is_time else fast[k] / slow[k] for k in common]
     agg = c.get("aggregate", "median")
-    pick = {"max": max, "min": min, "median": _median}[agg]
-    got = pick(factors)
+    f, s = [fast[k] for k in common], [slow[k] for k in common]
+    got = _aggregate(agg, f, s, is_time)
+    assert got.value is not None
     expect, tol = float(c["expect"]), float(c.get("tolerance", 0.25))
-    ok = got >= expect if c.get("at_least") else _within(got, expect, tol)
-    cells = ", ".join(f"{' '.join(k)}: {f:.3g}" for k, f in zip(common, factors))
+    ok = got.value >= expect if c.get("at_least") else _within(got.value, expect, tol)
+    cells = ", ".join(
+        f"{' '.join(k)}: {_factor(a, b, is_time).value:.3g}"
+        for k, a, b in zip(common, f, s, strict=True)
+    )
     rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
-    return (HOLDS if ok else FAILS), f"{agg} factor {got:.3g} (stated {rule}); {cells}"
-
-
-def _median(v: Sequence[float]) -> float:
-    s = sorted(v)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    what = "difference" if agg == "difference" else f"{agg} factor"
+    numbers = f"{what} {_show(got)} (stated {rule}); {cells}"
+    verdict = (HOLDS if ok else FAILS) if _bounded([got]) else NO_INTERVAL
+    return verdict, numbers
 
 
 def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
@@ -524,20 +658,30 @@ def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     sides = [_groups(ctx, c, selector(s)) for s in c["order"]]
     common = sorted(set.intersection(*(set(s) for s in sides))) if sides else []
     if not common:
-        return UNTESTED, "no cell has every side of the order"
-    is_time = q in LOWER_FIRST
+        return UNTESTED, _why_none(ctx, c, c["order"])
+    sign = 1 if q in LOWER_FIRST else -1
+    if c.get("aggregate") == "mean":  # "on average": the sides' means over the cells
+        cells = [tuple(_mean_of([s[k] for k in common]) for s in sides)]
+        labels = [f"mean over {len(common)} cells"]
+    else:
+        cells = [tuple(s[k] for s in sides) for k in common]
+        labels = [" ".join(k) for k in common]
     bad = []
-    for k in common:
-        vals = [s[k] for s in sides]
-        ordered = vals == sorted(vals, reverse=not is_time)
-        if not ordered:
-            bad.append(f"{' '.join(k)}: " + " / ".join(f"{v:.3g}" for v in vals))
+    for label, ms in zip(labels, cells, strict=True):
+        vals = [sign * (m.value or 0.0) for m in ms]
+        if vals != sorted(vals):
+            bad.append(f"{label}: " + " / ".join(_show(m) for m in ms))
+    every = [m for ms in cells for m in ms]
     if bad:
-        return (
-            FAILS,
-            f"out of order in {len(bad)} of {len(common)} cells: " + "; ".join(bad),
-        )
-    return HOLDS, f"in order in all {len(common)} cells"
+        verdict = FAILS if _bounded(every) else NO_INTERVAL
+        return verdict, f"out of order in {len(bad)} of {len(cells)}: " + "; ".join(bad)
+    shown = "; ".join(
+        f"{lb}: " + " / ".join(_show(m) for m in ms)
+        for lb, ms in list(zip(labels, cells, strict=True))[:3]
+    )
+    more = " ..." if len(cells) > 3 else ""
+    verdict = HOLDS if _bounded(every) else NO_INTERVAL
+    return verdict, f"in order in all {len(cells)}: {shown}{more}"
 
 
 def _claim_paper(pub: pd.DataFrame | None, c: dict[str, Any]) -> tuple[str, str]:
@@ -560,7 +704,9 @@ def claim_rows(
     out = []
     for c in claims:
         kind = c["kind"]
-        if kind == "paper":
+        if c.get("not_comparable"):
+            verdict, numbers = f"not comparable: {c['not_comparable']}", ""
+        elif kind == "paper":
             verdict, numbers = _claim_paper(pub, c)
         elif kind == "values":
             verdict, numbers = _claim_values(ctx, c)
@@ -604,7 +750,8 @@ def _keys(row: dict[str, Any]) -> tuple[str, ...]:
 
 
 def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
-    """This campaign's median times next to another campaign's, cell by cell."""
+    """This campaign's times next to another campaign's (the campaign's statistic),
+    cell by cell."""
     theirs = {_keys(r): r for r in other.to_dict("records") if r.get("status") == "ok"}
     out = []
     for p in ctx.points:
@@ -615,8 +762,10 @@ def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
         if ref is None:
             continue
         got = measured(ctx, p, "t_total", "s")
-        rv = _num(ref.get("t_total_median"))
-        rlo, rhi = _num(ref.get("t_total_ci_low")), _num(ref.get("t_total_ci_high"))
+        e = stats.row_estimate(ref, ctx.statistic)
+        rv = None if e is None else e.value
+        known = e is not None and not math.isnan(e.level)
+        rlo, rhi = (e.low, e.high) if known and e else (None, None)
         verdict = ""
         if got.value is not None and rv:
             if None not in (got.low, got.high, rlo, rhi):
@@ -627,7 +776,7 @@ def campaign_rows(ctx: Context, other: pd.DataFrame) -> list[dict[str, Any]]:
                     else ("slower" if got.value > rv else "faster")
                 )
             else:
-                verdict = "slower" if got.value > rv else "faster"
+                verdict = "not comparable: a side has no interval (one repetition?)"
         out.append(
             {
                 "point": p.id,

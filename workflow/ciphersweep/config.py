@@ -21,8 +21,12 @@ from .units import parse_size, size_label
 
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "config.schema.yaml"
 
-BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda", "pycryptodome", "command")
-PY_BACKENDS = ("pycryptodome", "command")  # Python-side kernels: native runs only
+BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda", "pycryptodome", "purepy", "command")
+PY_BACKENDS = (
+    "pycryptodome",
+    "purepy",
+    "command",
+)  # Python-side kernels: native runs only
 CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes256", "vaes")
 # The AEADs aes-seq runs (backends.seq.aead): cipher -> its impls (docs/kernels.md).
 AEAD_IMPLS = {
@@ -494,9 +498,17 @@ def _check_python_backends(cfg: dict[str, Any], backends: dict[str, Any]) -> Non
                 cs_ciphers.cipher(name, kb)
         except ValueError as exc:
             raise _fail(["key_bits", name], str(exc)) from None
-    if backends.get("pycryptodome") is not None:
-        for i, c in enumerate(backends["pycryptodome"]["ciphers"]):
-            cipher_ok(["backends", "pycryptodome", "ciphers", i], c)
+    for lib in ("pycryptodome", "purepy"):
+        for i, c in enumerate((backends.get(lib) or {}).get("ciphers", [])):
+            cipher_ok(["backends", lib, "ciphers", i], c)
+    named = [x["name"] for x in cfg.get("inputs") or []]
+    for i, name in enumerate((backends.get("purepy") or {}).get("sets", [])):
+        if name not in named:
+            allowed = ", ".join(named) or "no inputs named"
+            raise _fail(
+                ["backends", "purepy", "sets", i],
+                f"{name!r} is not an input (allowed: {allowed})",
+            )
     if backends.get("command") is not None:
         names: set[str] = set()
         for i, prog in enumerate(backends["command"]["programs"]):

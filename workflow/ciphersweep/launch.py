@@ -28,7 +28,11 @@ from typing import Any
 from .sweep import AEAD_MODES, Point
 
 # backends whose kernel is a module of this package, run by the workflow's Python
-PY_KERNELS = {"pycryptodome": "kernel_pycryptodome", "command": "kernel_command"}
+PY_KERNELS = {
+    "pycryptodome": "kernel_pycryptodome",
+    "purepy": "kernel_purepy",
+    "command": "kernel_command",
+}
 # what a command backend's argument list may name, e.g. "{input}"
 PLACEHOLDERS = ("input", "output", "key", "iv", "cipher")
 
@@ -44,7 +48,9 @@ class Platform:
     where: str = "local"  # local | slurm
     mpi_launcher: str = "srun"  # under Slurm: srun | mpirun
     mpirun_args: list[str] = field(default_factory=list)
-    mpi_network: str = ""  # interface or CIDR MPI uses between nodes ("" = Open MPI's choice)
+    mpi_network: str = (
+        ""  # interface or CIDR MPI uses between nodes ("" = Open MPI's choice)
+    )
     runtime: str = "none"  # none | apptainer | charliecloud
     image: str | None = None
     binds: list[str] = field(default_factory=list)
@@ -83,7 +89,7 @@ def kernel_args(
 ) -> list[str]:
     """Command-line arguments of the kernel for one point (the kernel contract)."""
     args: list[str] = []
-    if point.backend in ("openssl", "pycryptodome", "command"):
+    if point.backend in ("openssl", "pycryptodome", "purepy", "command"):
         args += ["--cipher", point.cipher]
         if point.key_bits is not None:
             args += ["--key-bits", str(point.key_bits)]

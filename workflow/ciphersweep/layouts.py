@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from . import stats
 from .sweep import Point
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,7 +38,6 @@ UNITS: dict[str, tuple[str, ...]] = {
 }
 DEFAULTS: dict[str, Any] = {
     "time": "t_total",
-    "statistic": "median",
     "rows": ["label"],
     "columns": ["size"],
     "where": {},
@@ -50,10 +50,11 @@ DEFAULTS: dict[str, Any] = {
 
 
 def specs(cfg: dict[str, Any]) -> list[dict[str, Any]]:
-    """The campaign's layouts with their defaults filled in."""
+    """The campaign's layouts with their defaults filled in; a layout without its own
+    ``statistic`` shows the campaign's (:func:`ciphersweep.stats.statistic_of`)."""
     out = []
     for raw in cfg.get("tables") or []:
-        spec = {**DEFAULTS, **raw}
+        spec = {**DEFAULTS, "statistic": stats.statistic_of(cfg), **raw}
         spec.setdefault("unit", UNITS[spec["value"]][0])
         spec.setdefault("title", spec["name"])
         out.append(spec)
@@ -205,7 +206,7 @@ def quantity(
     value: str,
     *,
     time: str = "t_total",
-    statistic: str = "median",
+    statistic: str,
     unit: str | None = None,
 ) -> Any:
     """A point's value of one quantity in one unit: a float, None (n/a) or (n/a, why).
@@ -258,7 +259,7 @@ def _flag_time(
 ) -> Any:
     """A cell from a point's t_total, footnoted when its 95% interval is wider than the
     precision target (ciphersweep.stats); other times have no interval."""
-    from . import stats, tables
+    from . import tables
 
     e = stats.row_estimate(row, statistic, time) if time == "t_total" else None
     if e is None or e.value <= 0 or not e.wide(ctx.target):
@@ -279,7 +280,7 @@ def _flag_ratio(
 ) -> Any:
     """A speedup/efficiency cell with its interval from both times, footnoted when
     either time is wider than the precision target."""
-    from . import stats, tables
+    from . import tables
 
     num = stats.row_estimate(brow, statistic, time) if time == "t_total" else None
     den = stats.row_estimate(row, statistic, time) if time == "t_total" else None

@@ -27,6 +27,17 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 # numeric record fields summarised per point (median; t_total also min/max/quartiles)
+# what summary.csv keeps of every measured column other than t_total
+ESTIMATES = (
+    "median",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "mean",
+    "mean_ci_low",
+    "mean_ci_high",
+    "mean_ci_level",
+)
 NUMERIC = (
     "t_total",
     "t_compute",
@@ -162,8 +173,13 @@ def collect(
                         else None
                     )
                     s.update(stats.summarize(list(vals), "t_total", procs))
-                else:
-                    s[f"{col}_median"] = float(vals.median())
+                else:  # the median and the mean, each with its 95% interval
+                    est = stats.summarize(list(vals), col)
+                    s.update(
+                        {f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES}
+                        if est
+                        else {}
+                    )
         if s.get("t_total_median"):
             s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
         summ.append(s)

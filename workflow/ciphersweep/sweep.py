@@ -26,6 +26,7 @@ _RATE = {
     "vaes": 600e6,
     "evp": 200e6,
     "pycryptodome": 20e6,
+    "purepy": 20e3,
     # AEADs (aes-seq): every repetition is also verified (a second pass)
     "ascon-ref": 10e6,
     "ascon-lowsize": 50e6,
@@ -35,7 +36,7 @@ _RATE = {
 }
 # per run / once: process start-up (cuda: NVML update-period detection and the two
 # energy windows of at least 1 s each, see docs/gpu-energy.md)
-_START_S = {"command": 0.05, "pycryptodome": 0.3, "cuda": 4.0}
+_START_S = {"command": 0.05, "pycryptodome": 0.3, "purepy": 0.3, "cuda": 4.0}
 # The mode an AEAD's records name (aes-seq writes it): Ascon is its own construction.
 AEAD_MODES = {"ascon-aead128": "aead", "aes-128-gcm": "gcm"}
 _CUDA_RATE = 50e6  # host<->device copies on a slow bus included
@@ -153,7 +154,7 @@ def point_id(
     streams: int = 1,
 ) -> str:
     """A file-name-safe identifier, unique within a campaign."""
-    if backend in ("openssl", "pycryptodome"):
+    if backend in ("openssl", "pycryptodome", "purepy"):
         head = f"{backend}-{cipher}"
     elif backend == "command":
         head = f"{backend}-{impl}-{cipher}"
@@ -325,6 +326,9 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
     if be.get("pycryptodome") is not None:
         ciphers = be["pycryptodome"]["ciphers"]
         _cipher_points(cfg, "pycryptodome", "pycryptodome", ciphers, add, d)
+    pure = be.get("purepy")
+    if pure is not None and (not pure.get("sets") or d["input_set"] in pure["sets"]):
+        _cipher_points(cfg, "purepy", "purepy", pure["ciphers"], add, d)
     if be.get("command") is not None:
         for prog in be["command"]["programs"]:
             argv = tuple(prog.get(op, ()))

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
 # backends whose rows are named by their cipher; they have no sequential baseline
-NAMED_BACKENDS = ("openssl", "pycryptodome", "command")
+NAMED_BACKENDS = ("openssl", "pycryptodome", "purepy", "command")
 FAILED = "failed"
 NA = "n/a"
 PLUGINS = (

@@ -1,0 +1,139 @@
+"""The pure-Python block-at-a-time ciphers: known answers from the standards, and
+real points through the bench job's own code path, verified against OpenSSL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ciphersweep import (
+    ciphers,
+    kernel_purepy,
+    purepy_aes,
+    purepy_chacha,
+    purepy_des,
+    runner,
+)
+from ciphersweep import config as cs_config
+from ciphersweep.sweep import Point, expand
+from support import ROOT, base_config
+
+PLAIN = bytes.fromhex("00112233445566778899aabbccddeeff")
+
+
+@pytest.mark.parametrize(
+    ("nbytes", "expected"),
+    [  # FIPS-197 Appendix C.1, C.2, C.3 (key 000102...)
+        (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+        (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+        (32, "8ea2b7ca516745bfeafc49904b496089"),
+    ],
+)
+def test_aes_fips197_appendix_c(nbytes: int, expected: str) -> None:
+    rk = purepy_aes.expand_key(bytes(range(nbytes)))
+    ct = purepy_aes.encrypt_block(rk, PLAIN)
+    assert ct.hex() == expected
+    assert purepy_aes.decrypt_block(rk, ct) == PLAIN
+
+
+def test_aes_sbox_known_entries() -> None:
+    # FIPS-197 Figure 7: S(00) = 63, S(53) = ed; Figure 14: InvS(63) = 00
+    assert purepy_aes.SBOX[0x00] == 0x63 and purepy_aes.SBOX[0x53] == 0xED
+    assert purepy_aes.INV_SBOX[0x63] == 0x00 and len(set(purepy_aes.SBOX)) == 256
+
+
+def test_des_and_tdes_known_answers() -> None:
+    # the classic FIPS 46 worked example: key 133457799BBCDFF1, 0123456789ABCDEF
+    ks = purepy_des.subkeys(bytes.fromhex("133457799BBCDFF1"))
+    ct = purepy_des.des_block(ks, bytes.fromhex("0123456789ABCDEF"))
+    assert ct.hex() == "85e813540f0ab405"
+    # SP 800-67: with K1 = K2 = K3, TDEA is single DES
+    k3 = purepy_des.tdes_keys(bytes.fromhex("133457799BBCDFF1") * 3)
+    assert purepy_des.tdes_encrypt_block(k3, bytes.fromhex("0123456789ABCDEF")) == ct
+    assert purepy_des.tdes_decrypt_block(k3, ct).hex() == "0123456789abcdef"
+
+
+def test_chacha20_rfc8439() -> None:
+    key = bytes(range(32))
+    # RFC 8439 §2.3.2: the block function, counter 1
+    nonce = bytes.fromhex("000000090000004a00000000")
+    assert purepy_chacha.block(key, 1, nonce)[:16].hex() == (
+        "10f1e7e4d13b5915500fdd1fa32071c4"
+    )
+    # §2.4.2: the sunscreen text, counter 1
+    nonce = bytes.fromhex("000000000000004a00000000")
+    text = (
+        b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip"
+    )
+    ct = purepy_chacha.crypt(key, 1, nonce, text)
+    assert ct[:16].hex() == "6e2e359a2568f98041ba0728dd0d6981"
+    assert purepy_chacha.crypt(key, 1, nonce, ct) == text
+
+
+def _point(cipher: str, op: str) -> Point:
+    return Point(
+        "purepy", "purepy", cipher.split("-")[-1], op, cipher, 301, "in", "in", None,
+        reps=2, warmup=1, id=f"purepy-{cipher}-{op}",
+    )  # fmt: skip
+
+
+def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    data = tmp_path / "in.bin"
+    data.write_bytes(bytes((i * 7 + 3) % 256 for i in range(301)))
+    spec = runner.RunSpec(
+        campaign="t",
+        input_path=str(data),
+        out_path=str(tmp_path / "raw" / f"{p.id}.jsonl"),
+        log_path=str(tmp_path / "logs" / f"{p.id}.log"),
+        energy="none",
+        timeout_s=60,
+    )
+    res = runner.run_point(p, spec)
+    recs = [json.loads(x) for x in Path(spec.out_path).read_text().splitlines()]
+    return res, recs
+
+
+@pytest.mark.parametrize("cipher", kernel_purepy.SUPPORTED)
+@pytest.mark.parametrize("op", ["encrypt", "decrypt"])
+def test_purepy_point_verified_against_openssl(
+    tmp_path: Path, cipher: str, op: str
+) -> None:
+    res, recs = _run(tmp_path, _point(cipher, op))
+    assert res["status"] == "ok", res
+    assert len(recs) == 2 and all(r["verified"] is True for r in recs)
+    r = recs[0]
+    assert runner.validate_record(r) is None
+    assert r["backend"] == "purepy" and r["key_bits"] == ciphers.cipher(cipher).key_bits
+    assert r["t_keyexp"] + r["t_compute"] == pytest.approx(r["t_total"])
+
+
+def test_purepy_config_and_points(tmp_path: Path) -> None:
+    raw = base_config()
+    raw["backends"] = {"purepy": {"ciphers": ["aes-256-ecb", "chacha20"]}}
+    raw["platform"] = {"container": {"runtime": "none"}}
+    cfg = cs_config.validate(raw, root=ROOT, workdir=tmp_path)
+    ids = {p.id for p in expand(cfg)}
+    assert any(i.startswith("purepy-aes-256-ecb-") for i in ids)
+    raw["backends"] = {"purepy": {"ciphers": ["aes-128-cbc"]}}
+    with pytest.raises(ValueError, match=r"backends\.purepy\.ciphers\[0\]"):
+        cs_config.validate(raw, root=ROOT, workdir=tmp_path)
+
+
+def test_purepy_sets_restrict_its_points(tmp_path: Path) -> None:
+    raw = base_config(sizes=[], inputs=[
+        {"name": "small", "generate": {"count": 2, "min": "20B", "max": "40B"}},
+        {"name": "large", "generate": {"count": 2, "min": "1KB", "max": "2KB"}},
+    ])  # fmt: skip
+    raw["backends"] = {
+        "purepy": {"ciphers": ["chacha20"], "sets": ["small"]},
+        "openssl": {"ciphers": ["chacha20"]},
+    }
+    raw["platform"] = {"container": {"runtime": "none"}}
+    pts = expand(cs_config.validate(raw, root=ROOT, workdir=tmp_path))
+    assert {p.input_set for p in pts if p.backend == "purepy"} == {"small"}
+    assert {p.input_set for p in pts if p.backend == "openssl"} == {"small", "large"}
+    raw["backends"]["purepy"]["sets"] = ["huge"]
+    with pytest.raises(ValueError, match=r"backends\.purepy\.sets\[0\]: 'huge'"):
+        cs_config.validate(raw, root=ROOT, workdir=tmp_path)
