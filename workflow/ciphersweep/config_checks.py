@@ -235,7 +235,11 @@ CLAIM_SCHEMA: dict[str, Any] = {
         "slower": _SEL,
         "order": {"type": "array", "minItems": 2, "items": _SEL},
         "pair_by": {"type": "array", "items": {"type": "string"}},
-        "aggregate": {"enum": ["median", "min", "max"]},
+        "aggregate": {
+            "enum": ["median", "min", "max", "ratio_of_means", "difference", "mean"]
+        },
+        "statistic": {"enum": ["median", "mean"]},
+        "not_comparable": {"type": "string", "minLength": 1},
         "at_least": {"type": "boolean"},
         "tolerance": _NUM,
         "ratio": {"type": "array", "minItems": 2, "maxItems": 2},
