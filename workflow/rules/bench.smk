@@ -35,6 +35,7 @@ rule bench:
     params:
         point=lambda wildcards: POINTS[wildcards.point].as_dict(),
         attempt=lambda wildcards: attempt(wildcards.point),
+        input=lambda wildcards: input_stamp(POINTS[wildcards.point]),
         kernels=lambda wildcards: KERNEL_DIGESTS.get(POINTS[wildcards.point].variant),
     run:
         point = POINTS[wildcards.point]

@@ -1,0 +1,60 @@
+"""A user's input file replaced by other bytes re-measures its points in the same run,
+also when the new file's modification time is older than the records (Snakemake by
+itself re-runs a job only for a newer input)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from support import KERNELS, base_config, run_snakemake
+
+
+
+def _campaign() -> dict:
+    return base_config(
+        campaign="user",
+        sizes=[],
+        inputs=[{"name": "msg", "path": "msg.bin"}],
+        ops=["encrypt"],
+        reps=2,
+        warmup=0,
+        backends={"pycryptodome": {"ciphers": ["aes-128-cbc"]}},
+        platform={"energy": "none"},
+        build={"dir": str(KERNELS)},
+    )
+
+
+def _raw(workdir: Path) -> Path:
+    (raw,) = (workdir / "results" / "user" / "raw").glob("pycryptodome-*.jsonl")
+    return raw
+
+
+def _digests(workdir: Path) -> set[str]:
+    lines = _raw(workdir).read_text().splitlines()
+    return {json.loads(line)["fingerprint"]["input_sha256"] for line in lines}
+
+
+def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> None:
+    msg = tmp_path / "msg.bin"
+    first, second = os.urandom(4096), os.urandom(4096)
+    msg.write_bytes(first)
+    proc = run_snakemake(tmp_path, _campaign())
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert _digests(tmp_path) == {hashlib.sha256(first).hexdigest()}
+    raw_time = _raw(tmp_path).stat().st_mtime
+
+    # the same size, other bytes, a time an hour before the records were written
+    msg.write_bytes(second)
+    os.utime(msg, (raw_time - 3600, raw_time - 3600))
+    plan = run_snakemake(tmp_path, _campaign(), "-n")
+    assert plan.returncode == 0 and "rule bench" in plan.stdout, plan.stdout[-3000:]
+    proc = run_snakemake(tmp_path, _campaign())
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert _digests(tmp_path) == {hashlib.sha256(second).hexdigest()}
+
+    # nothing changed since: nothing runs again
+    again = run_snakemake(tmp_path, _campaign(), "-n")
+    assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout
