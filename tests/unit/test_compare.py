@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 import pandas as pd
@@ -113,6 +115,15 @@ def test_rank_agreement() -> None:
     # one swapped pair of five: rho = 1 - 6*2/(5*24) = 0.9
     assert compare.spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4]) == pytest.approx(0.9)
     assert compare.kendall([1, 2], [5, 5]) is None
+    assert compare.spearman([1, 2], [5, 5]) is None
+    # a tie in x: mean ranks 1, 2.5, 2.5, 4 -> rho = 4.5 / sqrt(4.5 * 5); tau-b =
+    # (5 concordant - 0) / sqrt((5 + 1 tied in x) * 5)
+    assert compare.spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(
+        4.5 / math.sqrt(22.5)
+    )
+    assert compare.kendall([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(
+        5 / math.sqrt(30)
+    )
     rows = compare.rank_rows(
         [
             {"source": "T", "measure": "t_total", "paper": a, "measured": b}

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from scipy import stats as scipy_stats
 
 from . import layouts, records, stats
 from .render import md_escape
@@ -339,56 +340,23 @@ def cell(
 # ------------------------------------------------------------------ rank agreement
 
 
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
+def _defined(r: float) -> float | None:
+    """A coefficient, or None where it is undefined (a side without two ranks)."""
+    return None if math.isnan(r) else float(r)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's rank correlation (Pearson's r of the ranks; ties get mean ranks)."""
-    if len(x) < 2:
+    """Spearman's rank correlation (ties get mean ranks; SciPy's)."""
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    rx, ry = _ranks(x), _ranks(y)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    sxx = sum((a - mx) ** 2 for a in rx)
-    syy = sum((b - my) ** 2 for b in ry)
-    if sxx == 0 or syy == 0:
-        return None
-    return sxy / math.sqrt(sxx * syy)
+    return _defined(scipy_stats.spearmanr(x, y).statistic)
 
 
 def kendall(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Kendall's tau-b over all pairs."""
-    n = len(x)
-    if n < 2:
+    """Kendall's tau-b (SciPy's)."""
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    conc = disc = tx = ty = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx = (x[i] > x[j]) - (x[i] < x[j])
-            dy = (y[i] > y[j]) - (y[i] < y[j])
-            if dx == 0 and dy == 0:
-                continue
-            if dx == 0:
-                tx += 1
-            elif dy == 0:
-                ty += 1
-            elif dx == dy:
-                conc += 1
-            else:
-                disc += 1
-    denom = math.sqrt((conc + disc + tx) * (conc + disc + ty))
-    return None if denom == 0 else (conc - disc) / denom
+    return _defined(scipy_stats.kendalltau(x, y, variant="b").statistic)
 
 
 # ------------------------------------------------------------------ published tables
