@@ -77,7 +77,8 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         out[name] = _regressions(tmp / name)
     slow = _cfg(
         store,
-        build={"dir": str(tmp / "kernels-O0"), "cmake_args": ["-DCMAKE_C_FLAGS=-O0"]},
+        # a build tree of its own, inside the campaign's working directory
+        build={"dir": "kernels-O0", "cmake_args": ["-DCMAKE_C_FLAGS=-O0"]},
         history={"path": str(store), "fail_on_regression": True},
     )
     out["c_proc"] = run_snakemake(tmp / "c", slow, timeout=900)

@@ -12,7 +12,6 @@ from pathlib import Path
 from support import KERNELS, base_config, run_snakemake
 
 
-
 def _campaign() -> dict:
     return base_config(
         campaign="user",
