@@ -4,6 +4,7 @@ errors; the screenshot stays beside the report (results/<campaign>/report.png)."
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 from pathlib import Path
@@ -16,14 +17,23 @@ from test_workflow import _need_kernels, _tiny
 BAD = "mpi-ttable-ctr-enc-256KiB-r2-t1"
 
 
+def _text(md: str) -> str:
+    """What a browser shows of Markdown text: backslash escapes and entities resolved."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", md))
+
+
 def _markdown(path: Path) -> tuple[list[list[str]], list[str]]:
-    """Body cells (without the row label) and footnotes of a rendered .md table."""
+    """Body cells (without the row label) and footnotes of a rendered .md table, as
+    text (a cell's escaped ``\\|`` does not end it)."""
     rows, notes = [], []
     for line in path.read_text().splitlines():
         if line.startswith("|") and not set(line) <= set("|- "):
-            rows.append([c.strip() for c in line.strip("|").split("|")][1:])
+            cells = re.split(
+                r"(?<!\\)\|", line.strip().removeprefix("|").removesuffix("|")
+            )
+            rows.append([_text(c.strip()) for c in cells][1:])
         elif re.match(r"\[\d+\] ", line):
-            notes.append(line)
+            notes.append(_text(line))
     return rows[1:], notes  # rows[0]: the header
 
 

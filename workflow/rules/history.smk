@@ -24,8 +24,15 @@ if HISTORY["enabled"]:
             store=HISTORY["path"],
             kernels=KERNEL_DIGESTS,
         run:
-            cs_history.append_campaign(
-                CFG, RES, output[0], params.kernels, PROJECT, log[0]
+            cs_console.write_step(
+                output,
+                cs_history.append_campaign,
+                CFG,
+                RES,
+                output[0],
+                params.kernels,
+                PROJECT,
+                log[0],
             )
 
 
@@ -55,7 +62,7 @@ rule history:
         compare_machines=HISTORY["compare_machines"],
         min_change=HISTORY["min_change"],
     run:
-        cs_history.write_history(CFG, output, log[0])
+        cs_console.write_step(output, cs_history.write_history, CFG, output, log[0])
 
 
 # A cell slower than before beyond both intervals fails the run here, after every

@@ -27,6 +27,7 @@ version's step in :data:`MIGRATIONS`) and refuses a store of a newer release.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import closing
 from pathlib import Path
@@ -158,6 +159,23 @@ def _upgrade(db: sqlite3.Connection, path: Path) -> None:
         raise
 
 
+def _wal(db: sqlite3.Connection) -> None:
+    """The write-ahead log (kept in the file once set). Switching to it needs the file
+    to itself, and SQLite answers "locked" at once rather than through the busy
+    timeout while another process is creating or writing the store: try again, up to
+    BUSY_TIMEOUT_S."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     """The store at ``path`` (created with its parent directory when missing),
     upgraded to this release's schema; autocommit mode, transactions are explicit."""
@@ -166,7 +184,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
         p.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S, isolation_level=None)
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        db.execute("PRAGMA journal_mode = WAL")
+        _wal(db)
         _upgrade(db, p)
     except sqlite3.DatabaseError as exc:
         raise StoreError(
