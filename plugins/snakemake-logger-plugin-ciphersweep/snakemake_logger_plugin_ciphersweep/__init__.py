@@ -52,12 +52,30 @@ def condensed(text: str) -> str | None:
         "no backup found."
     ):
         return None
-    own = [ln.strip() for ln in text.splitlines() if ln.strip().startswith(OWN_LINE)]
+    own = _own_message(text)
     if own and ("Exception" in text or "Error" in text):
-        return own[0]
+        return own
     if "Write-protected output files for rule" in text:
         return _protected(text)
     return text
+
+
+def _own_message(text: str) -> str | None:
+    """The workflow's own message in an exception report: its first line and the
+    lines that follow it (e.g. one per regressed cell), up to a blank line or the
+    first frame."""
+    lines = text.splitlines()
+    start = next(
+        (i for i, ln in enumerate(lines) if ln.strip().startswith(OWN_LINE)), None
+    )
+    if start is None:
+        return None
+    out = [lines[start].strip()]
+    for ln in lines[start + 1 :]:
+        if not ln.strip() or ln.lstrip().startswith(('File "', "Traceback")):
+            break
+        out.append(ln.strip())
+    return "\n".join(out)
 
 
 def _protected(text: str) -> str:
