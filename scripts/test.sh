@@ -48,6 +48,6 @@ stage lint "ruff and snakefmt (seconds)" \
   sh -c '.venv/bin/ruff check workflow tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
 # pytest reports as it goes: each test folder announces itself with what it does and
 # roughly how long it takes (tests/conftest.py).
-echo "==> pytest (about 10-15 min on 2 cores; the slowest parts say so when they start)"
+echo "==> pytest (about 30-35 min on 2 cores; the slowest parts say so when they start)"
 .venv/bin/pytest -ra tests "$@"
 echo "==> all tests passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

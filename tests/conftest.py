@@ -28,14 +28,14 @@ def _no_slurm_probe_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 # What each test folder does and roughly how long it takes on 2 cores: printed when its
 # first test starts, so that a long silent stretch says what it is.
 FOLDERS = {
-    "unit": "unit tests of the Python package (about 1-2 min)",
+    "unit": "unit tests of the Python package (about 3 min)",
     "energy": "energy readers, CPU utilisation and provenance (about 1 min)",
     "workflow": "dry runs of every campaign, local end-to-end campaigns, the report in "
-    "headless Chromium (about 4-6 min)",
+    "headless Chromium (about 10 min)",
     "slurm": "a private Slurm cluster (munge, slurmctld, slurmd, slurmdbd with MariaDB) "
-    "and campaigns on it (about 4-6 min)",
+    "and campaigns on it (about 7 min with 4 nodes, 12 min on one)",
     "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
-    "minutes the first time, cached in build/images) and Charliecloud runs (about 2-4 min)",
+    "minutes the first time, cached in build/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
 }
 _announced: set[str] = set()
 
