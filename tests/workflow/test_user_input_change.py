@@ -1,5 +1,5 @@
 """A user's input file replaced by other bytes re-measures its points in the same run,
-also when the new file's modification time is older than the records (Snakemake by
+also when the new file's modification time is older than the records or kept as it was (Snakemake by
 itself re-runs a job only for a newer input)."""
 
 from __future__ import annotations
@@ -53,6 +53,15 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     proc = run_snakemake(tmp_path, _campaign())
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert _digests(tmp_path) == {hashlib.sha256(second).hexdigest()}
+
+    # other bytes again, the modification time kept exactly (touch -r)
+    kept = msg.stat()
+    third = os.urandom(4096)
+    msg.write_bytes(third)
+    os.utime(msg, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    proc = run_snakemake(tmp_path, _campaign())
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert _digests(tmp_path) == {hashlib.sha256(third).hexdigest()}
 
     # nothing changed since: nothing runs again
     again = run_snakemake(tmp_path, _campaign(), "-n")

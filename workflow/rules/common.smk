@@ -235,18 +235,19 @@ EXPECTED = {pid: expected_fingerprint(p) for pid, p in POINTS.items()}
 
 
 def input_stamp(point):
-    """The bench rule's `input` parameter for a user's own file: its size and
-    modification time. Snakemake re-runs a job only for a NEWER input; a file replaced
-    by other bytes with an older time (cp -p, rsync -t, an unpacked archive) changes
-    this stamp, so its points are measured again in this run. The bytes themselves
-    are compared with the records' input digest at gather."""
+    """The bench rule's `input` parameter for a user's own file: its size,
+    modification time and change time. Snakemake re-runs a job only for a NEWER input;
+    a file replaced by other bytes with an older or the same modification time (cp -p,
+    rsync -t, touch -r) changes this stamp (its change time cannot be set back), so its
+    points are measured again in this run. The bytes themselves are compared with the
+    records' input digest at gather."""
     if point.input_path is None:
         return None
     try:
         st = os.stat(point.input_path)
     except OSError:
         return None
-    return f"{st.st_size}:{st.st_mtime_ns}"
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
 @functools.lru_cache(maxsize=None)
