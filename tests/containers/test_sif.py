@@ -137,8 +137,8 @@ def test_partition_is_the_squashfs_and_runs_under_ch_run(
 def test_sif_digest_goes_into_the_records(sif: Path, tmp_path: Path) -> None:
     """A point of a `runtime: apptainer` campaign records the .sif's digest (here its
     launch fails: Apptainer is not installed, and the record says so)."""
-    from ciphersweep import runner
-    from ciphersweep.sweep import Point
+    from ciphersweep.job import runner
+    from ciphersweep.plan.sweep import Point
 
     digest = hashlib.sha256(sif.read_bytes()).hexdigest()
     (tmp_path / "cpu.sif.sha256").write_text(f"{digest}  cpu.sif\n")

@@ -1,4 +1,4 @@
-"""Energy, CPU-utilisation and provenance tables (through ciphersweep.tables' hook)."""
+"""Energy, CPU-utilisation and provenance tables (through ciphersweep.analysis.tables.model' hook)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ciphersweep import energy, provenance, tables
-from ciphersweep.sweep import Point
+from ciphersweep.analysis.tables import model as tables
+from ciphersweep.job import energy, provenance
+from ciphersweep.plan.sweep import Point
 
 MB = 10**6
 

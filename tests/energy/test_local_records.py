@@ -1,6 +1,6 @@
 """Records of a real local run: energy honestly unavailable (or measured), timings intact,
 provenance fields correct. Runs each CPU backend once through the bench job's code
-(ciphersweep.runner.run_point), with the kernels that scripts/build-kernels.sh built."""
+(ciphersweep.job.runner.run_point), with the kernels that scripts/build-kernels.sh built."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ciphersweep import energy, provenance, runner
-from ciphersweep.sweep import Point, point_id
+from ciphersweep.job import energy, provenance, runner
+from ciphersweep.plan.sweep import Point, point_id
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "build" / "kernels"

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from ciphersweep import energy
+from ciphersweep.job import energy
 
 MAX = 262143328850  # max_energy_range_uj of a current Intel package
 

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ciphersweep import energy
+from ciphersweep.job import energy
 
 DATA = Path(__file__).parent / "data"
 

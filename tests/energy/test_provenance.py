@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ciphersweep import provenance
+from ciphersweep.job import provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 

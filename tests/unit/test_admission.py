@@ -1,4 +1,4 @@
-"""Admission of repetitions (ciphersweep.admission), gather on damaged raw files, the
+"""Admission of repetitions (ciphersweep.verdict.admission), gather on damaged raw files, the
 rerun token, atomic outputs and failure reasons, on records a real kernel printed."""
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from ciphersweep import admission, atomic, records, runner
-from ciphersweep.sweep import Point
+from ciphersweep.core import atomic
+from ciphersweep.job import runner
+from ciphersweep.plan.sweep import Point
+from ciphersweep.verdict import admission, records
 from support import KERNELS
 
 POINT = Point(

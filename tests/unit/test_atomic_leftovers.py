@@ -10,14 +10,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ciphersweep import atomic, console, render
-from ciphersweep.tables import Table
+from ciphersweep.analysis import render
+from ciphersweep.analysis.tables.model import Table
+from ciphersweep.campaign import console
+from ciphersweep.core import atomic
 from support import ROOT
 
 WRITER = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from ciphersweep import atomic
+from ciphersweep.core import atomic
 out = sys.argv[2]
 paths = [f"{out}/time.csv", f"{out}/time.md", f"{out}/time.tex"]
 with atomic.replacing(paths) as tmps:

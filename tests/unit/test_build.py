@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ciphersweep import build as cs_build
-from ciphersweep import config as cs_config
-from ciphersweep import sweep as cs_sweep
+from ciphersweep.job import build as cs_build
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import sweep as cs_sweep
 from support import ROOT, base_config
 
 VARIANTS = [
@@ -123,7 +123,7 @@ def test_march_native_is_resolved() -> None:
 
 
 def test_aead_points_and_launch_args(tmp_path: Path) -> None:
-    from ciphersweep import launch as cs_launch
+    from ciphersweep.job import launch as cs_launch
 
     cfg = cs_config.validate(
         base_config(
@@ -182,7 +182,7 @@ def _batched(tmp_path: Path, **over) -> list:
 
 
 def test_batch_reaches_the_kernel_and_the_count_check(tmp_path: Path) -> None:
-    from ciphersweep import launch as cs_launch
+    from ciphersweep.job import launch as cs_launch
 
     p = _batched(tmp_path)[0]
     args = cs_launch.kernel_args(p, input_path="i", json_path="o")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from ciphersweep import busy
+from ciphersweep.job import busy
 
 SPIN = "import time\nt = time.monotonic() + 20\nwhile time.monotonic() < t: pass\n"
 

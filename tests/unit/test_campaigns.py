@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ciphersweep import config as cs_config
-from ciphersweep.sweep import expand
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan.sweep import expand
 from support import ROOT
 
 CAMPAIGNS = sorted((ROOT / "config" / "campaigns").glob("*.yaml"))

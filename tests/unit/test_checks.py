@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ciphersweep import config as cs_config
-from ciphersweep import preflight, sweep
+from ciphersweep.campaign import preflight
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import sweep
 from support import ROOT, base_config, run_snakemake
 
 
@@ -77,7 +78,7 @@ def test_unreadable_input_file() -> None:
         else:  # root reads anything: ask as an unprivileged user
             code = (
                 "import sys, yaml; sys.path.insert(0, sys.argv[1]);"
-                "from ciphersweep import config as c\n"
+                "from ciphersweep.plan import config as c\n"
                 "try: c.validate(yaml.safe_load(sys.argv[2]), root=sys.argv[3])\n"
                 "except c.ConfigError as e: print(c.format_error(e))"
             )
@@ -130,7 +131,7 @@ def test_read_only_tables_directory() -> None:
         else:  # root writes anywhere: ask as an unprivileged user
             code = (
                 "import sys; sys.path.insert(0, sys.argv[1]);"
-                "from ciphersweep import preflight as p;"
+                "from ciphersweep.campaign import preflight as p;"
                 "print(p.output_problem([sys.argv[2]]))"
             )
             proc = subprocess.run(

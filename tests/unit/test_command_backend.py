@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ciphersweep import ciphers, launch, runner
-from ciphersweep import config as cs_config
-from ciphersweep.sweep import Point, expand
+from ciphersweep.core import ciphers
+from ciphersweep.job import launch, runner
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan.sweep import Point, expand
 from support import ROOT, base_config
 
 ENC = [
@@ -120,7 +121,7 @@ def test_points_and_launch_line(tmp_path: Path) -> None:
     assert "pycryptodome-des-cbc-enc-64KiB-r1-t1" in pts
     args = launch.kernel_args(p, input_path="in.bin", json_path="o.json")
     ln = launch.build(p, launch.Platform(), args)
-    assert ln.argv[:3] == [sys.executable, "-m", "ciphersweep.kernel_command"]
+    assert ln.argv[:3] == [sys.executable, "-m", "ciphersweep.job.kernel_command"]
     assert ln.argv[ln.argv.index("--key-bits") + 1] == "64"
     assert ln.argv[ln.argv.index("--") + 1 :] == DEC
     assert "PYTHONPATH" in ln.env

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from ciphersweep import kernel_command, pykernel
+from ciphersweep.job import kernel_command, pykernel
 
 FLOOD = 20_000_000  # bytes the program writes, 150 times what is kept
 

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ciphersweep import compare, config, tables
-from ciphersweep.sweep import Point
+from ciphersweep.analysis import compare
+from ciphersweep.analysis.tables import model as tables
+from ciphersweep.plan import config
+from ciphersweep.plan.sweep import Point
 from support import base_config
 
 

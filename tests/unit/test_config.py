@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from ciphersweep import config as cs_config
-from ciphersweep.units import parse_size, size_label
+from ciphersweep.core.units import parse_size, size_label
+from ciphersweep.plan import config as cs_config
 from support import ROOT, SNAKEMAKE, base_config
 
 

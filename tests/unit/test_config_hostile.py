@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 import yaml
-from ciphersweep import config as cs_config
-from ciphersweep import preflight as cs_preflight
-from ciphersweep import sweep as cs_sweep
-from ciphersweep import tables as cs_tables
+from ciphersweep.analysis.tables import model as cs_tables
+from ciphersweep.campaign import preflight as cs_preflight
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import sweep as cs_sweep
 from support import ROOT, SNAKEMAKE, base_config
 
 Mutate = Callable[[dict[str, Any]], None]

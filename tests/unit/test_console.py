@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 import pandas as pd
-from ciphersweep import console
+from ciphersweep.campaign import console
 from snakemake_interface_logger_plugins.common import LogEvent
 from snakemake_interface_logger_plugins.tests import MockOutputSettings
 from snakemake_logger_plugin_ciphersweep import LogHandler, Progress, clock

@@ -8,7 +8,7 @@ import errno
 from pathlib import Path
 
 import pytest
-from ciphersweep import console
+from ciphersweep.campaign import console
 from snakemake_logger_plugin_ciphersweep import condensed
 
 
@@ -50,7 +50,7 @@ RULE_EXCEPTION = (
     'ResultsError in file "/p/workflow/rules/analyse.smk", line 50:\n'
     "ciphersweep: cannot write results/c/tables/time.csv: No space left on device\n"
     '  File "/p/workflow/rules/analyse.smk", line 50, in __rule_tables\n'
-    '  File "/p/workflow/ciphersweep/console.py", line 70, in write_step\n'
+    '  File "/p/workflow/ciphersweep/campaign/console.py", line 70, in write_step\n'
 )
 
 

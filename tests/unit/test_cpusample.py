@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from ciphersweep import cpusample
+from ciphersweep.job import cpusample
 
 
 def test_peak_from_samples() -> None:

@@ -1,4 +1,4 @@
-"""The fingerprint of a measurement (ciphersweep.fingerprint): what the real kernels
+"""The fingerprint of a measurement (ciphersweep.plan.fingerprint): what the real kernels
 write (binary, input, build key, flags, observed shape), what the plan expects, the one
 line a mismatch gives, the build tree's settings (a removed flag never lives on in the
 CMake cache), and the build.dir / cluster.mpirun_args checks."""
@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from ciphersweep import admission, build, launch
-from ciphersweep import config as cs_config
-from ciphersweep import fingerprint as cs_fp
-from ciphersweep.sweep import Point
+from ciphersweep.job import build, launch
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import fingerprint as cs_fp
+from ciphersweep.plan.sweep import Point
+from ciphersweep.verdict import admission
 from support import KERNELS, ROOT, base_config
 
 POINT = Point(
@@ -104,11 +105,11 @@ def test_mpi_fingerprint_reports_the_ranks_that_ran(data: Path) -> None:
 def test_python_kernel_fingerprint(data: Path) -> None:
     """aes-pycryptodome writes the same fingerprint: its module file, the input."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "workflow"))
-    argv = [sys.executable, "-m", "ciphersweep.kernel_pycryptodome"]
+    argv = [sys.executable, "-m", "ciphersweep.job.kernel_pycryptodome"]
     argv += ["--cipher", "aes-128-ctr", "--input", str(data), "--reps", "1"]
     argv += ["--energy", "none"]
     fp = _records(argv, env=env)[0]["fingerprint"]
-    module = ROOT / "workflow" / "ciphersweep" / "kernel_pycryptodome.py"
+    module = ROOT / "workflow" / "ciphersweep" / "job" / "kernel_pycryptodome.py"
     assert fp["binary_sha256"] == _sha(module)
     assert fp["input_sha256"] == _sha(data)
     assert (fp["ranks"], fp["threads"], fp["impl"]) == (1, 1, "pycryptodome")

@@ -13,8 +13,9 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from ciphersweep import config, stats
-from ciphersweep.history import outputs, regress, runs, store, trends
+from ciphersweep.analysis.history import outputs, regress, runs, store, trends
+from ciphersweep.core import stats
+from ciphersweep.plan import config
 from support import ROOT
 
 
@@ -236,7 +237,7 @@ def test_machines_are_kept_apart_unless_asked() -> None:
 
 
 def _campaign_dir(path: Path, scale: float = 1.0, host: str = "box") -> Path:
-    """A finished campaign's summary and measurements, made by ciphersweep.stats."""
+    """A finished campaign's summary and measurements, made by ciphersweep.core.stats."""
     path.mkdir(parents=True)
     rows, meas = [], []
     for point, base in (
@@ -306,7 +307,7 @@ def test_variant_from_point_id() -> None:
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ciphersweep.history", *args],
+        [sys.executable, "-m", "ciphersweep.analysis.history", *args],
         cwd=cwd,
         env={"PYTHONPATH": str(ROOT / "workflow"), "PATH": "/usr/bin:/bin"},
         capture_output=True,

@@ -7,9 +7,9 @@ import copy
 from pathlib import Path
 
 import pytest
-from ciphersweep import config as cs_config
-from ciphersweep import inputsets
-from ciphersweep.sweep import expand
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import inputsets
+from ciphersweep.plan.sweep import expand
 from support import ROOT, base_config
 
 
@@ -98,7 +98,8 @@ def test_bad_sets(tmp_path: Path, item: dict, expected: str) -> None:
 
 
 def test_set_mean_never_partial() -> None:
-    from ciphersweep import layouts, tables
+    from ciphersweep.analysis.tables import layouts
+    from ciphersweep.analysis.tables import model as tables
 
     assert layouts._mean([1.0, 2.0, 6.0]) == (3.0, "mean over 3 inputs")
     failed = (tables.FAILED, "exit 1: boom")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ciphersweep import launch
-from ciphersweep.sweep import Point
+from ciphersweep.job import launch
+from ciphersweep.plan.sweep import Point
 
 
 def _p(backend: str = "mpi", ranks: int = 2, threads: int = 1, **kw) -> Point:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from ciphersweep import config, launch, layouts, sweep, tables
-from ciphersweep.sweep import Point
+from ciphersweep.analysis.tables import layouts
+from ciphersweep.analysis.tables import model as tables
+from ciphersweep.job import launch
+from ciphersweep.plan import config, sweep
+from ciphersweep.plan.sweep import Point
 from support import base_config
 
 

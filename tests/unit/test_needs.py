@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from ciphersweep import config, needs, sweep
+from ciphersweep.plan import config, needs, sweep
 from support import ROOT
 
 

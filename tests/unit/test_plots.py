@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ciphersweep import plots, tables
-from ciphersweep.sweep import Point
+from ciphersweep.analysis import plots
+from ciphersweep.analysis.tables import model as tables
+from ciphersweep.plan.sweep import Point
 
 SIZES = (("1KB", 1000), ("1MB", 10**6), ("16MB", 16 * 10**6))
 

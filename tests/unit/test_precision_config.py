@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ciphersweep import config as cs_config
-from ciphersweep import launch, sweep
+from ciphersweep.job import launch
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import sweep
 from support import ROOT, base_config
 
 

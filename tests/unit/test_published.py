@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from ciphersweep import compare, config, sweep
+from ciphersweep.analysis import compare
+from ciphersweep.plan import config, sweep
 from support import ROOT
 
 PUB = ROOT / "config" / "campaigns" / "published"

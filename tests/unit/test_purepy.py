@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ciphersweep import (
-    ciphers,
+from ciphersweep.core import ciphers
+from ciphersweep.job import (
     kernel_purepy,
     purepy_aes,
     purepy_chacha,
     purepy_des,
     runner,
 )
-from ciphersweep import config as cs_config
-from ciphersweep.sweep import Point, expand
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan.sweep import Point, expand
 from support import ROOT, base_config
 
 PLAIN = bytes.fromhex("00112233445566778899aabbccddeeff")

@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from ciphersweep import render
-from ciphersweep.tables import Table
+from ciphersweep.analysis import render
+from ciphersweep.analysis.tables.model import Table
 
 
 def _table(values: dict[str, object], digits: int = 3) -> Table:

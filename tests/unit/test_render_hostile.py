@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from ciphersweep import compare, render
-from ciphersweep.tables import Table
+from ciphersweep.analysis import compare, render
+from ciphersweep.analysis.tables.model import Table
 
 HOSTILE = [
     "x\n\\input{private.txt}",

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pandas as pd
-from ciphersweep import report
-from ciphersweep.tables import Table
+from ciphersweep.analysis import report
+from ciphersweep.analysis.tables.model import Table
 
 
 def _t(name: str, cells: dict, notes: dict | None = None) -> Table:

@@ -10,8 +10,10 @@ from fractions import Fraction
 
 import pandas as pd
 import pytest
-from ciphersweep import render, stats, tables
-from ciphersweep.sweep import Point
+from ciphersweep.analysis import render
+from ciphersweep.analysis.tables import model as tables
+from ciphersweep.core import stats
+from ciphersweep.plan.sweep import Point
 
 
 def _exact_ranks(
@@ -200,7 +202,7 @@ def test_mean_statistic_is_used_when_chosen() -> None:
 
 
 def test_plots_draw_intervals_and_hollow_wide_points() -> None:
-    from ciphersweep import plots
+    from ciphersweep.analysis import plots
 
     rng = random.Random(3)
     seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
@@ -284,7 +286,7 @@ def test_python_calibration_stops_like_the_kernels() -> None:
 
 
 def test_layout_tables_flag_wide_cells_too() -> None:
-    from ciphersweep import layouts
+    from ciphersweep.analysis.tables import layouts
 
     seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=2)
     rng = random.Random(9)
@@ -321,7 +323,7 @@ def test_layout_tables_flag_wide_cells_too() -> None:
 
 
 def test_headline_speedup_carries_its_interval_and_flag() -> None:
-    from ciphersweep import report
+    from ciphersweep.analysis import report
 
     rng = random.Random(3)
     seq = [0.136 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
@@ -345,7 +347,7 @@ def test_mean_statistic_in_the_tables() -> None:
 
 
 def test_mean_interval_of_times_never_goes_below_zero() -> None:
-    from ciphersweep import stats as cs_stats
+    from ciphersweep.core import stats as cs_stats
 
     e = cs_stats.mean_ci([0.001, 0.001, 0.002, 0.9])  # one huge outlier, 4 reps
     assert e.low == 0.0 and e.high > e.value > 0
@@ -354,7 +356,7 @@ def test_mean_interval_of_times_never_goes_below_zero() -> None:
 
 
 def test_processes_are_the_unit_of_the_interval() -> None:
-    from ciphersweep import stats as cs_stats
+    from ciphersweep.core import stats as cs_stats
 
     # six processes, each tight inside but shifted from one to the next (+-10%)
     shifts = [0.9, 1.0, 1.1, 0.95, 1.05, 1.0]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from ciphersweep import config as cs_config
-from ciphersweep import sweep
+from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import sweep
 from support import ROOT, base_config
 
 
@@ -176,7 +176,8 @@ def test_inject_fault_glob() -> None:
 
 
 def test_cuda_streams_are_rows_of_their_own() -> None:
-    from ciphersweep import launch, tables
+    from ciphersweep.analysis.tables import model as tables
+    from ciphersweep.job import launch
 
     cfg = base_config()
     cfg["cluster"] = {**cfg.get("cluster", {}), "gpus_per_node": 1}

@@ -8,8 +8,9 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
-from ciphersweep import records, tables
-from ciphersweep.sweep import Point
+from ciphersweep.analysis.tables import model as tables
+from ciphersweep.plan.sweep import Point
+from ciphersweep.verdict import records
 
 
 def test_formulas_by_hand() -> None:

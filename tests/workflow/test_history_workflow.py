@@ -17,8 +17,8 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from ciphersweep.history import outputs
-from ciphersweep.history import store as hstore
+from ciphersweep.analysis.history import outputs
+from ciphersweep.analysis.history import store as hstore
 from support import KERNELS, ROOT, base_config, run_snakemake
 
 CAMPAIGN = "hist"
@@ -168,7 +168,7 @@ def test_two_machines_are_kept_apart(history: dict[str, Any]) -> None:
             [
                 sys.executable,
                 "-m",
-                "ciphersweep.history",
+                "ciphersweep.analysis.history",
                 "import",
                 str(tmp / d / "results" / CAMPAIGN),
                 "--store",

@@ -1,8 +1,8 @@
 # Gather every point's records into tidy tables, then speedup tables, plots and the
-# report (one self-contained HTML page). Table builders are listed in ciphersweep.tables
+# report (one self-contained HTML page). Table builders are listed in ciphersweep.analysis.tables.model
 # (extra builders plug in there). They are light: under Slurm they run where Snakemake
 # runs, not as jobs. Their outputs are `update`: written all or nothing
-# (ciphersweep.atomic), and a failed analysis keeps the previous ones (Snakemake
+# (ciphersweep.core.atomic), and a failed analysis keeps the previous ones (Snakemake
 # restores them instead of deleting them).
 
 
@@ -130,7 +130,7 @@ rule report:
         )
 
 
-# The few lines a campaign ends with (ciphersweep.console): points measured and
+# The few lines a campaign ends with (ciphersweep.campaign.console): points measured and
 # failed, noisy cells, where the tables, plots and report are.
 onsuccess:
     campaign_summary(ok=True)

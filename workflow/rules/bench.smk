@@ -1,4 +1,4 @@
-# One job per benchmark point. Resources come from the point (ciphersweep.sweep);
+# One job per benchmark point. Resources come from the point (ciphersweep.plan.sweep);
 # `bench=1` lets a profile keep benchmark jobs from overlapping; small points with the
 # same resource shape share a group (one allocation) when cluster.pack is on.
 

@@ -15,20 +15,21 @@ from snakemake.utils import update_config
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
-from ciphersweep import build as cs_build  # noqa: E402
-from ciphersweep import compare as cs_compare  # noqa: E402
-from ciphersweep import config as cs_config  # noqa: E402
-from ciphersweep import console as cs_console  # noqa: E402
-from ciphersweep import fingerprint as cs_fp  # noqa: E402
-from ciphersweep import plots as cs_plots  # noqa: E402
-from ciphersweep import preflight as cs_preflight  # noqa: E402
-from ciphersweep import provenance as cs_prov  # noqa: E402
-from ciphersweep import records as cs_records  # noqa: E402
-from ciphersweep import report as cs_report  # noqa: E402
-from ciphersweep import runner as cs_runner  # noqa: E402
-from ciphersweep import sweep as cs_sweep  # noqa: E402
-from ciphersweep import tables as cs_tables  # noqa: E402
-from ciphersweep.history import outputs as cs_history  # noqa: E402
+from ciphersweep.core import paths as cs_paths  # noqa: E402
+from ciphersweep.job import build as cs_build  # noqa: E402
+from ciphersweep.analysis import compare as cs_compare  # noqa: E402
+from ciphersweep.plan import config as cs_config  # noqa: E402
+from ciphersweep.campaign import console as cs_console  # noqa: E402
+from ciphersweep.plan import fingerprint as cs_fp  # noqa: E402
+from ciphersweep.analysis import plots as cs_plots  # noqa: E402
+from ciphersweep.campaign import preflight as cs_preflight  # noqa: E402
+from ciphersweep.job import provenance as cs_prov  # noqa: E402
+from ciphersweep.verdict import records as cs_records  # noqa: E402
+from ciphersweep.analysis import report as cs_report  # noqa: E402
+from ciphersweep.job import runner as cs_runner  # noqa: E402
+from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
+from ciphersweep.analysis.tables import model as cs_tables  # noqa: E402
+from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 
 # The campaign: config/config.yaml, or a file given with --configfile, which describes
 # a whole campaign and replaces the default instead of being merged into it;
@@ -104,7 +105,7 @@ def inputs_group(wildcards):
     return _register_group("inputs", max(1, len(SIZES)))
 
 
-from ciphersweep import admission as cs_admission  # noqa: E402
+from ciphersweep.verdict import admission as cs_admission  # noqa: E402
 
 if workflow.is_main_process:
     # a closed terminal ends the run like Ctrl-C (lock released; the same command
@@ -186,7 +187,7 @@ def bench_inputs(wildcards):
     if RUNTIME != "none":
         return {"image": IMAGE, "data": input_file(point)}
     if point.backend in cs_config.PY_BACKENDS:
-        kernel = PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
+        kernel = cs_paths.python_kernel(f"kernel_{point.backend}")
         return {"kernels": str(kernel), "data": input_file(point)}
     # ancient: a binary rebuilt from the same sources (e.g. after one was removed)
     # re-measures nothing. A point whose records are not of the planned fingerprint
@@ -207,16 +208,14 @@ def built_here(variant):
 
 
 def expected_fingerprint(point):
-    """What the records of a point must show (ciphersweep.fingerprint): the build key
+    """What the records of a point must show (ciphersweep.plan.fingerprint): the build key
     of a build the workflow made, the binary (or Python kernel, or program) on disk,
     the input's bytes, the image and the planned shape."""
     key, binary = None, None
     if RUNTIME == "none" and point.backend == "command":
         binary = cs_fp.program_file(point.command)
     elif RUNTIME == "none" and point.backend in cs_config.PY_BACKENDS:
-        binary = str(
-            PROJECT / "workflow" / "ciphersweep" / f"kernel_{point.backend}.py"
-        )
+        binary = str(cs_paths.python_kernel(f"kernel_{point.backend}"))
     elif RUNTIME == "none":
         binary = kernel_binary(point.backend, point.variant)
         key = KERNEL_DIGESTS[point.variant] if built_here(point.variant) else None
@@ -331,7 +330,7 @@ def campaign_summary(ok):
 
 def gen_spec():
     """Launch prefix of the input generator: native aes-seq, or aes-seq in the image."""
-    from ciphersweep import launch as cs_launch
+    from ciphersweep.job import launch as cs_launch
 
     cont = CFG["platform"]["container"]
     plat = cs_launch.Platform(
@@ -398,7 +397,7 @@ def fail_on_violations(path):
 
 
 # Before any job: the result paths can be written, every point's buffers fit in this
-# machine's memory (local runs) and OpenSSL has every cipher (ciphersweep.preflight;
+# machine's memory (local runs) and OpenSSL has every cipher (ciphersweep.campaign.preflight;
 # it only reads).
 if workflow.is_main_process:
     try:

@@ -1,4 +1,4 @@
-# The results history (ciphersweep.history): a finished campaign appends its cells to
+# The results history (ciphersweep.analysis.history): a finished campaign appends its cells to
 # the store (history.path; opt out with history.enabled: false), and the `history`
 # target writes the campaign's runs, the latest run's regressions and trend plots.
 # Nothing here reads or writes the store while the workflow is parsed.

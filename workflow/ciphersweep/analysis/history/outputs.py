@@ -1,0 +1,242 @@
+"""What the workflow does with the history: append a finished campaign, write the
+``history`` target's tables and trend plot, judge the gate.
+
+* ``history_append``: the campaign's run goes into the store (nothing when the store
+  already holds it); a small JSON marker says which run it was.
+* ``history``: ``tables/history.csv`` (tidy: one row per cell and run) with
+  ``history.md``/``.tex`` (cells x runs, each value with its interval),
+  ``tables/regressions.csv``, ``.md`` and ``.tex`` (one row per cell of the latest run, :mod:`.regress`), and
+  ``plots/history_trend.{png,pdf,svg}`` (:mod:`.trends`).
+* the gate: with ``history.fail_on_regression`` the run fails with one line per
+  regressed cell, after every table is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ciphersweep.analysis.render import render_latex, render_markdown
+from ciphersweep.analysis.tables.model import Table
+from ciphersweep.core.atomic import replacing, write_text
+from ciphersweep.job import provenance
+
+from . import regress, runs, store, trends
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+HISTORY_COLUMNS = (
+    "run",
+    "run_id",
+    "run_time",
+    "appended",
+    "git_rev",
+    "git_dirty",
+    *regress.POINT_COLUMNS,
+    "build_digest",
+    "image_digest",
+    "host",
+    "cpu_model",
+    "gpu_model",
+    "cflags",
+    "status",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "n",
+)
+
+
+def store_path(cfg: Mapping[str, Any]) -> str:
+    return str(cfg.get("history", {}).get("path", "results/history.sqlite"))
+
+
+# ------------------------------------------------------------------ append
+
+
+def append_campaign(
+    cfg: Mapping[str, Any],
+    resdir: str,
+    marker: str,
+    build_digests: Mapping[str, str | None],
+    project: str | Path,
+    log: str | None = None,
+) -> bool:
+    """The ``history_append`` rule: add this campaign's run to the store (True when
+    it was new) and write the marker naming the run. ``build_digests``: build variant
+    ("" = the default build) -> fingerprint; ``project``: the checkout whose git
+    revision ran (its dirty flag is read here)."""
+    hist = cfg.get("history", {})
+    run = runs.from_campaign(
+        resdir,
+        statistic=str(cfg.get("statistic") or "median"),
+        machine=hist.get("machine") or None,
+        build_digests=build_digests,
+        git_dirty=provenance.git_dirty(project),
+        campaign=str(cfg["campaign"]),
+    )
+    added = store.append(store_path(cfg), run.info, run.cells)
+    info = {
+        "store": store_path(cfg),
+        "run_id": run.run_id,
+        "cells": len(run.cells),
+        "added": added,
+    }
+    write_text(marker, json.dumps(info, indent=1) + "\n")
+    if log:
+        what = "added to" if added else "already in"
+        Path(log).write_text(
+            f"run {run.run_id} ({len(run.cells)} cells) {what} {info['store']}\n"
+        )
+    return added
+
+
+# ------------------------------------------------------------------ tables
+
+
+def _label(cell: Mapping[str, Any], several_machines: bool) -> str:
+    return str(cell["point"]) + (f" @ {cell['machine']}" if several_machines else "")
+
+
+def history_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """history.csv: one row per cell and run, runs numbered in order from 1."""
+    import pandas as pd
+
+    number = {rid: i + 1 for i, rid in enumerate(regress.run_order(frame))}
+    out = frame.assign(run=frame["run_id"].map(number)) if len(frame) else frame
+    out = out.reindex(columns=list(HISTORY_COLUMNS))
+    if len(out):
+        out = out.sort_values(["run", "point", "machine"], kind="stable")
+    return pd.DataFrame(out).reset_index(drop=True)
+
+
+def history_table(frame: pd.DataFrame) -> Table:
+    """Cells x runs, each value with its interval (history.md)."""
+    labels = trends.run_labels(frame) if len(frame) else []
+    columns = [lab.replace("\n", " ") for lab in labels]
+    index = {rid: i for i, rid in enumerate(regress.run_order(frame))}
+    several = frame["machine"].nunique() > 1 if len(frame) else False
+    t = Table(
+        "history",
+        "Time (s) of every cell in every run of this campaign",
+        [],
+        columns,
+        {},
+        row_header="cell",
+        caption="One column per run kept in the history store (in order, with its git "
+        "revision; '+': local changes), the campaign's statistic with its 95% interval.",
+        show_intervals=True,
+    )
+    for cell in frame.to_dict("records"):
+        row = _label(cell, several)
+        if row not in t.rows:
+            t.rows.append(row)
+        key = (row, columns[index[str(cell["run_id"])]])
+        e = regress.estimate(cell)
+        if e is None:
+            t.cells[key] = "failed" if cell.get("status") != "ok" else "n/a"
+        else:
+            t.cells[key] = float(e.value)
+            t.intervals[key] = (e.low, e.high)
+    return t
+
+
+def regressions_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    """The latest run against the earlier ones (regressions.md, the report)."""
+    several = len({r.get("machine") for r in rows}) > 1
+    cols = ["earlier (s)", "latest (s)", "factor", "verdict"]
+    t = Table(
+        "regressions",
+        "Latest run against the earlier runs: regressions through the intervals",
+        [],
+        cols,
+        {},
+        row_header="cell",
+        caption="Each cell of the latest run against the same cell of the most recent "
+        "earlier run on the same machine: regression when the latest 95% interval lies "
+        "entirely above the earlier one, improvement when entirely below, no change "
+        "when they overlap. factor = latest / earlier with the interval "
+        "[latest low / earlier high .. latest high / earlier low].",
+        show_intervals=True,
+    )
+    for r in rows:
+        label = _label(r, several)
+        t.rows.append(label)
+        for col, (v, lo, hi) in zip(
+            cols[:3],
+            (
+                ("baseline_estimate", "baseline_ci_low", "baseline_ci_high"),
+                ("estimate", "ci_low", "ci_high"),
+                ("factor", "factor_low", "factor_high"),
+            ),
+        ):
+            val = regress._f(r.get(v))
+            t.cells[(label, col)] = "n/a" if val is None else val
+            if val is not None and None not in (r.get(lo), r.get(hi)):
+                t.intervals[(label, col)] = (float(r[lo]), float(r[hi]))
+        t.cells[(label, "verdict")] = str(r["verdict"])
+        if r.get("verdict") == regress.NA and r.get("note"):
+            t.notes[(label, "verdict")] = str(r["note"])
+    return t
+
+
+def write_history(
+    cfg: Mapping[str, Any], output: Any, log: str | None = None
+) -> list[dict[str, Any]]:
+    """The ``history`` rule: tables (CSV, Markdown, LaTeX) and trend plots of this
+    campaign's runs in the store (``output``: history_csv, history_md, history_tex,
+    regressions_csv, regressions_md, regressions_tex, plots)."""
+    import pandas as pd
+
+    frame = store.read(store_path(cfg), campaign=str(cfg["campaign"]))
+    hist = cfg.get("history", {})
+    rows = regress.regressions(
+        frame,
+        compare_machines=bool(hist.get("compare_machines", False)),
+        min_change=float(hist.get("min_change", 0.0)),
+    )
+    outs = [output.history_csv, output.history_md, output.history_tex]
+    outs += [output.regressions_csv, output.regressions_md, output.regressions_tex]
+    with replacing(outs) as tmp:
+        runs_frame = history_frame(frame)  # the Markdown and the report: this frame
+        runs_frame.to_csv(tmp[0], index=False, float_format="%.12g")
+        tmp[1].write_text(render_markdown(history_table(runs_frame)))
+        tmp[2].write_text(render_latex(history_table(runs_frame)))
+        pd.DataFrame(rows, columns=list(regress.COLUMNS)).to_csv(
+            tmp[3], index=False, float_format="%.12g"
+        )
+        tmp[4].write_text(render_markdown(regressions_table(rows)))
+        tmp[5].write_text(render_latex(regressions_table(rows)))
+    trends.write(frame, list(output.plots))
+    if log:
+        counts = {v: sum(r["verdict"] == v for r in rows) for v in regress.VERDICTS}
+        Path(log).write_text(
+            f"{frame['run_id'].nunique()} runs, {len(rows)} cells in the latest: "
+            + ", ".join(f"{n} {v}" for v, n in counts.items())
+            + "\n"
+        )
+    return rows
+
+
+def read_regressions(path: str | Path) -> list[dict[str, Any]]:
+    """The rows of a regressions.csv ("n/a" stays a verdict, not a missing value)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    return frame.to_dict("records")
+
+
+def read_history(path: str | Path) -> pd.DataFrame:
+    """A history.csv as the store's frame (what :func:`history_table` takes)."""
+    import pandas as pd
+
+    return pd.read_csv(path, dtype={"run_id": str, "git_rev": str})
+
+
+def regressed(regressions_csv: str) -> list[str]:
+    """The gate: one line per regressed cell of regressions.csv (none: it passes)."""
+    return regress.regressed_lines(read_regressions(regressions_csv))

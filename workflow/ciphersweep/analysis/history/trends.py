@@ -1,0 +1,145 @@
+"""Trend plots of a campaign's history (PNG for the report, PDF and SVG beside).
+
+One panel per backend; x = the runs in order, each labelled with its number and the
+git revision it ran (``+`` when the working tree had local changes; the build
+fingerprint below it where the runs' builds differ); y = the cell's
+time (the campaign's statistic, logarithmic axis) with its interval as error bars.
+Each cell is a series per machine: a colour per cell, a line style and marker per
+machine, so runs on different machines are never joined into one line.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ciphersweep.core.atomic import replacing
+
+from .regress import estimate, run_order
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+FORMATS = ("png", "pdf", "svg")
+NAME = "history_trend"
+TITLE = "Time over the runs of this campaign"
+CAPTION = (
+    "Each cell's time (the campaign's statistic, seconds, logarithmic axis) in every "
+    "run kept in the history store, one panel per backend; x: the runs in order with "
+    "the git revision they ran ('+': local changes; the build fingerprint below where the builds differ); error bars: the 95 % confidence "
+    "interval. A colour per cell, a line style and marker per machine: runs on "
+    "different machines are separate series, never one line."
+)
+LINESTYLES = ("-", "--", ":", "-.")
+MARKERS = ("o", "s", "^", "D", "v", "P")
+
+
+def _builds(frame: pd.DataFrame) -> dict[str, str]:
+    """run id -> short build fingerprint(s), where the runs' builds differ."""
+    if "build_digest" not in frame:
+        return {}
+    per_run = {
+        str(rid): sorted({str(d).removeprefix("sha256:")[:6] for d in g.dropna()})
+        for rid, g in frame.groupby("run_id")["build_digest"]
+    }
+    if len({tuple(v) for v in per_run.values()}) <= 1:
+        return {}
+    return {rid: "build " + ",".join(v) if v else "" for rid, v in per_run.items()}
+
+
+def run_labels(frame: pd.DataFrame) -> list[str]:
+    """Tick label of each run in order: its number and short revision (and its
+    build fingerprint where the runs' builds differ)."""
+    runs = frame.drop_duplicates("run_id").set_index("run_id")
+    builds = _builds(frame)
+    out = []
+    for i, rid in enumerate(run_order(frame)):
+        rev = str(runs.loc[rid, "git_rev"] or "")
+        rev = rev[:7] if rev not in ("", "None", "nan") else "?"
+        dirty = runs.loc[rid, "git_dirty"]
+        plus = "+" if dirty is not None and not _nan(dirty) and int(dirty) else ""
+        build = f"\n{builds[rid]}" if builds.get(rid) else ""
+        out.append(f"{i + 1}\n{rev}{plus}{build}")
+    return out
+
+
+def _nan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) -> None:
+    machines = sorted(str(m) for m in cells["machine"].dropna().unique())
+    prefix = f"{backend}-"
+    for ci, (point, per_point) in enumerate(cells.groupby("point", sort=True)):
+        colour = f"C{ci % 10}"
+        for mi, (machine, series) in enumerate(per_point.groupby("machine")):
+            xs, ys, lo, hi = [], [], [], []
+            for cell in series.to_dict("records"):
+                e = estimate(cell)
+                if e is not None and e.value > 0:
+                    xs.append(index[str(cell["run_id"])])
+                    ys.append(e.value)
+                    lo.append(e.value - e.low)
+                    hi.append(e.high - e.value)
+            if not xs:
+                continue
+            label = str(point).removeprefix(prefix)
+            if len(machines) > 1:
+                label += f" @ {machine}"
+            ax.errorbar(
+                xs,
+                ys,
+                yerr=[lo, hi],
+                color=colour,
+                linestyle=LINESTYLES[mi % len(LINESTYLES)],
+                marker=MARKERS[mi % len(MARKERS)],
+                markersize=4,
+                capsize=3,
+                label=label,
+            )
+    ax.set_title(backend)
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize="x-small", loc="best")
+
+
+def plot(frame: pd.DataFrame) -> Any:
+    """The trend figure of one campaign's history (a note where it is empty)."""
+    from matplotlib.figure import Figure
+
+    backends = sorted(str(b) for b in frame["backend"].dropna().unique())
+    n = max(1, len(backends))
+    cols = min(n, 2)
+    rows = math.ceil(n / cols)
+    fig = Figure(figsize=(6.0 * cols, 3.8 * rows), dpi=110, layout="constrained")
+    order = run_order(frame)
+    index = {rid: i for i, rid in enumerate(order)}
+    labels = run_labels(frame) if order else []
+    for i in range(n):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        if not backends:
+            ax.text(0.5, 0.5, "no runs in the history store", ha="center")
+            ax.set_axis_off()
+            continue
+        _panel(ax, frame[frame["backend"] == backends[i]], index, backends[i])
+        ax.set_xticks(range(len(order)), labels, fontsize="small")
+        ax.set_xlim(-0.5, max(len(order) - 0.5, 0.5))
+        ax.set_xlabel("run (git revision)")
+        ax.set_ylabel("time (s)")
+    fig.suptitle(TITLE)
+    return fig
+
+
+def plot_files(outdir: str | Path) -> list[Path]:
+    return [Path(outdir) / f"{NAME}.{ext}" for ext in FORMATS]
+
+
+def write(frame: pd.DataFrame, paths: Sequence[str | Path]) -> None:
+    """The trend plot as every file in ``paths`` (all written, or none)."""
+    fig = plot(frame)
+    with replacing(list(paths)) as tmps:
+        for path, tmp in zip(paths, tmps):
+            meta = {"Date": None} if str(path).endswith(".svg") else None
+            fig.savefig(tmp, metadata=meta)

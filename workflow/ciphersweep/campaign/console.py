@@ -1,0 +1,162 @@
+"""The few lines a campaign ends with on the console.
+
+Points measured and failed (with the first reasons), noisy cells, where the tables,
+plots and report are, and the command that makes the report again. Written by the
+workflow's ``onsuccess``/``onerror`` handlers from the files the campaign left, so it
+says the same whatever the console looks like (quiet progress line or ``--verbose``).
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ciphersweep.core.atomic import is_temp
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+MAX_REASONS = 3
+
+
+def _read_summary(path: Path) -> pd.DataFrame | None:
+    import pandas as pd
+
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        return pd.read_csv(path)
+    except (ValueError, OSError):  # an empty campaign writes a header-less file
+        return None
+
+
+def _truthy(v: Any) -> bool:
+    return str(v).strip().lower() in ("true", "1", "yes")
+
+
+def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int]:
+    """(noisy, measured): time cells whose 95 % interval is wider than the campaign's
+    precision target (or has too few repetitions), by ciphersweep.core.stats' rule."""
+    from ciphersweep.core import stats
+
+    target, statistic = stats.target_of(cfg), stats.statistic_of(cfg)
+    ok = [r for r in summary.to_dict("records") if r.get("status") == "ok"]
+    noisy = 0
+    for row in ok:
+        e = stats.row_estimate(row, statistic)
+        if e is not None and e.wide(target):
+            noisy += 1
+    return noisy, len(ok)
+
+
+class ResultsError(RuntimeError):
+    """Results that could not be written (a full or read-only disk): one line naming
+    the file (or the directory) and the system's reason."""
+
+
+def write_step(outputs: Sequence[str], fn: Callable[..., Any], *args: Any) -> Any:
+    """Run an analysis step that writes ``outputs``; a system error while it writes
+    becomes ONE line naming the file and the reason (the console shows that line; the
+    step's previous outputs are kept, as Snakemake restores ``update`` outputs)."""
+    try:
+        return fn(*args)
+    except OSError as exc:
+        where = exc.filename or _common_dir([str(o) for o in outputs])
+        why = exc.strerror or str(exc)
+        raise ResultsError(
+            f"ciphersweep: cannot write {where}: {why} (the previous results are kept)"
+        ) from None
+
+
+def _common_dir(paths: Sequence[str]) -> str:
+    if not paths:
+        return "the results"
+    if len(paths) == 1:
+        return paths[0]
+    parents = {str(Path(p).parent) for p in paths}
+    return parents.pop() if len(parents) == 1 else str(Path(paths[0]).parent.parent)
+
+
+def hangup_as_interrupt() -> bool:
+    """A hang-up (SIGHUP: the terminal was closed) ends the run as Ctrl-C does:
+    Snakemake stops its jobs, keeps what is finished and releases its lock, and the same
+    command continues. A hang-up that is ignored (``nohup``) stays ignored. Returns
+    whether the handler was set (only the main thread can set one)."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_DFL:
+        return False
+    signal.signal(signal.SIGHUP, signal.default_int_handler)
+    return True
+
+
+def _names(folder: Path, suffix: str) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return sorted(
+        {f.stem for f in folder.iterdir() if f.suffix == suffix and not is_temp(f)}
+    )
+
+
+def report_command(
+    report: str | Path, configfiles: Sequence[str] = (), profile: str = "local"
+) -> str:
+    """The command that (re)makes a campaign's report."""
+    argv = ["snakemake", "--profile", f"profiles/{profile}"]
+    for cf in configfiles:
+        argv += ["--configfile", str(cf)]
+    return shlex.join([*argv, str(report)])
+
+
+def summary_lines(
+    res_dir: str | Path,
+    report: str | Path,
+    command: str,
+    ok: bool = True,
+    cfg: Mapping[str, Any] | None = None,
+) -> list[str]:
+    """The end-of-campaign summary, one item per line."""
+    res = Path(res_dir)
+    head = f"ciphersweep: campaign {res.name} " + ("finished" if ok else "stopped")
+    lines = [head]
+    summary = _read_summary(res / "summary.csv")
+    if summary is None or "status" not in summary:
+        lines.append("  points: none gathered yet (see the errors above)")
+    else:
+        failed = summary[summary["status"] != "ok"]
+        lines.append(
+            f"  points measured: {len(summary) - len(failed)} of {len(summary)}"
+            + (f", {len(failed)} failed" if len(failed) else "")
+        )
+        for _, row in failed.head(MAX_REASONS).iterrows():
+            lines.append(f"    failed {row['point']}: {row.get('reason')}")
+        if len(failed) > MAX_REASONS:
+            lines.append(
+                f"    ... {len(failed) - MAX_REASONS} more in {res / 'failures.csv'}"
+            )
+        from ciphersweep.core import stats
+
+        noisy, measured = noisy_cells(summary, cfg or {})
+        target = stats.target_of(cfg or {})
+        lines.append(
+            f"  noisy cells: {noisy} of {measured} times have a 95 % interval wider "
+            f"than ±{100 * target:g}% (footnoted in the tables, hollow in the plots)"
+        )
+    tables = _names(res / "tables", ".csv")
+    if tables:
+        lines.append(
+            f"  tables: {res / 'tables'}/ ({', '.join(tables)}; .csv .md .tex)"
+        )
+    plots = _names(res / "plots", ".png")
+    if plots:
+        lines.append(f"  plots:  {res / 'plots'}/ ({', '.join(plots)}; .png .pdf .svg)")
+    rep = Path(report)
+    lines.append(
+        f"  report: {rep}" if rep.exists() else f"  report: not made yet ({rep})"
+    )
+    lines.append(f"  make the report: {command}")
+    return lines

@@ -1,0 +1,21 @@
+"""Where the package sits in the project: THE place paths relative to the source tree
+are derived from (the schemas, the project root, the Python-side kernels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1]
+"""``workflow/ciphersweep``."""
+WORKFLOW = PACKAGE.parent
+"""``workflow``: the directory on ``PYTHONPATH`` for the Python-side kernels."""
+PROJECT = WORKFLOW.parent
+"""The project root (``Snakefile``, ``kernels/``, ``config/``)."""
+SCHEMAS = WORKFLOW / "schemas"
+KERNEL_PACKAGE = "ciphersweep.job"
+"""The package holding the Python-side kernels (``python -m ciphersweep.job.kernel_X``)."""
+
+
+def python_kernel(module: str) -> Path:
+    """The source file of a Python-side kernel module (``kernel_purepy`` ...)."""
+    return PACKAGE / "job" / f"{module}.py"

@@ -1,0 +1,331 @@
+"""Native kernel builds: one build per compiler-flag variant, what each build was, and
+how large its binaries and algorithm object code are.
+
+A campaign without ``build.variants`` has one build, in ``build.dir``, with the
+project's own flags. Each variant ``{name, cflags}`` is a build of its own in
+``build.dir/variants/<name>``: its ``cflags`` become CMAKE_C_FLAGS, and the project's
+``-O3`` then steps aside whenever the flags name an optimisation level (CMakeLists.txt),
+so a user's flags are never silently overridden. Every argument in ``build.cmake_args``
+reaches cmake as one argument.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+# Libraries whose object files are "the algorithm" in the size table: the cipher cores,
+# not the runner (cs_common) that every binary shares.
+ALGORITHM_LIBS = ("cs_aes", "cs_aead")
+INFO_FILE = "build-info.json"
+
+
+def variants(build_cfg: dict[str, Any]) -> dict[str, str]:
+    """name -> cflags of the configured variants (empty: the one default build)."""
+    return {v["name"]: v["cflags"] for v in build_cfg.get("variants", [])}
+
+
+def build_dir(build_cfg: dict[str, Any], variant: str = "") -> str:
+    """Directory of a variant's build ("" = the default build, ``build.dir`` itself)."""
+    base = build_cfg["dir"]
+    return f"{base}/variants/{variant}" if variant else base
+
+
+def dir_problem(
+    bdir: str, root: str | os.PathLike[str], workdir: str | os.PathLike[str]
+) -> str | None:
+    """Why ``bdir`` (build.dir) may not hold a build, None when it may: a build tree
+    lies below the project's ``build/`` (or, for a campaign run from a directory of
+    its own, below that directory), never in or above the project's own files, the
+    working directory or its results."""
+    top, work = Path(root).resolve(), Path(workdir).resolve()
+    path = (work / bdir).resolve()
+    if path in (top, work) or path in top.parents or path in work.parents:
+        return "is the project or working directory or one above it"
+    if path.is_relative_to(top / "build") and path != top / "build":
+        return None
+    if path.is_relative_to(top):
+        return "lies among the project's own files (CMake would write into them)"
+    for kept in ("results", ".snakemake"):
+        if path.is_relative_to(work / kept):
+            return f"lies in the working directory's {kept}/"
+    if work != top and path.is_relative_to(work):
+        return None
+    return "lies outside the project's build/ directory"
+
+
+def cmake_args(build_cfg: dict[str, Any], cflags: str | None = None) -> list[str]:
+    """cmake arguments of one build, each one argument (never split at spaces)."""
+    args = list(build_cfg.get("cmake_args", []))
+    if cflags:
+        args.append(f"-DCMAKE_C_FLAGS={cflags}")
+    return args
+
+
+def resolve_march(cflags: str, compiler: str = "cc") -> str | None:
+    """The CPU gcc resolves ``-march=native`` to on this machine (None: not asked for,
+    or the compiler does not say)."""
+    if "-march=native" not in cflags.split():
+        return None
+    try:
+        out = subprocess.run(
+            [compiler, "-march=native", "-Q", "--help=target"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"^\s*-march=\s+(\S+)", out, re.MULTILINE)
+    return m.group(1) if m else None
+
+
+def parse_size_output(text: str) -> list[dict[str, Any]]:
+    """Rows of ``size`` (Berkeley format: text data bss dec hex filename)."""
+    rows = []
+    for line in text.splitlines()[1:]:
+        parts = line.split(None, 5)
+        if len(parts) < 6 or not parts[0].isdigit():
+            continue
+        rows.append(
+            {
+                "text": int(parts[0]),
+                "data": int(parts[1]),
+                "bss": int(parts[2]),
+                "total": int(parts[3]),
+                "file": parts[5].strip(),
+            }
+        )
+    return rows
+
+
+def _size(paths: list[str]) -> list[dict[str, Any]]:
+    """size(1) rows of the object files and executables among ``paths`` (a file size(1)
+    does not recognise, e.g. a wrapper script, has no row)."""
+    tool = shutil.which("size")
+    if tool is None:
+        raise RuntimeError("size(1) from binutils is needed for the binary-size table")
+    rows: list[dict[str, Any]] = []
+    for path in paths:
+        proc = subprocess.run(
+            [tool, "--format=berkeley", path],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode == 0:
+            rows += parse_size_output(proc.stdout)
+    return rows
+
+
+def algorithm_objects(bdir: str | Path) -> list[Path]:
+    """The cipher libraries' object files of a CMake build (sorted)."""
+    found: list[Path] = []
+    for lib in ALGORITHM_LIBS:
+        found += sorted((Path(bdir) / "CMakeFiles" / f"{lib}.dir").rglob("*.o"))
+    return found
+
+
+def size_rows(bdir: str | Path, binaries: list[str]) -> list[dict[str, Any]]:
+    """text/data/bss of every kernel binary and of every algorithm object file."""
+    rows = []
+    present = [b for b in binaries if os.path.exists(b)]
+    for r in _size(present):
+        rows.append({**r, "part": "binary", "name": os.path.basename(r["file"])})
+    for r in _size([str(p) for p in algorithm_objects(bdir)]):
+        name = Path(r["file"]).name.removesuffix(".o").removesuffix(".c")
+        rows.append({**r, "part": "object", "name": name})
+    for r in rows:
+        r["bytes_on_disk"] = os.path.getsize(r.pop("file"))
+    return rows
+
+
+def build_info(
+    variant: str, cflags: str | None, args: list[str], key: str | None = None
+) -> dict[str, Any]:
+    """What a build was: the variant, its exact flags, -march=native resolved, and its
+    build key (:func:`ciphersweep.plan.fingerprint.build_key`, baked into the binaries)."""
+    return {
+        "variant": variant or "default",
+        "build_key": key,
+        "cflags": cflags,
+        "cmake_args": args,
+        "march_native": resolve_march(cflags or ""),
+    }
+
+
+def build_kernels(
+    script: str,
+    bdir: str,
+    args: list[str],
+    targets: list[str],
+    info: dict[str, Any],
+    log: str,
+) -> None:
+    """The build rules: the one build script into ``bdir`` (only ``targets``), then
+    ``build-info.json`` beside the binaries (read back into every record)."""
+    from ciphersweep.job.runner import run_logged
+
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
+    Path(log).write_text("")
+    env = dict(os.environ)
+    env["CIPHERSWEEP_BUILD_TARGETS"] = " ".join(targets)
+    key = info.get("build_key")
+    run_logged(
+        [script, bdir, *args, *([f"-DCS_BUILD_KEY={key}"] if key else [])], log, env
+    )
+    tmp = Path(bdir) / f"{INFO_FILE}.tmp"
+    tmp.write_text(json.dumps(info, sort_keys=True) + "\n")
+    os.replace(tmp, Path(bdir) / INFO_FILE)
+
+
+def build_rule(script: str, params: Any, outputs: list[str], log: str) -> None:
+    """The body of the build rules (params: variant, cflags, cmake_args, build_key,
+    build_dir; the binaries to build are ``outputs``)."""
+    build_kernels(
+        script,
+        params.build_dir,
+        list(params.cmake_args),
+        [os.path.basename(o) for o in outputs],
+        build_info(
+            params.variant, params.cflags, list(params.cmake_args), params.build_key
+        ),
+        log,
+    )
+
+
+def read_info(kernel_dir: str | Path) -> dict[str, Any]:
+    """Record fields of a build (``build_variant``, ``march_native``); empty when the
+    binaries were built outside the workflow."""
+    try:
+        info = json.loads((Path(kernel_dir) / INFO_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {
+        "build_variant": info.get("variant"),
+        "march_native": info.get("march_native"),
+    }
+
+
+def info_build_key(kernel_dir: str | Path) -> str | None:
+    """The build key of the build in ``kernel_dir`` as its build rule wrote it (None:
+    built outside the workflow, e.g. by scripts/build-kernels.sh alone)."""
+    try:
+        info = json.loads((Path(kernel_dir) / INFO_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return str(info.get("build_key") or "none") if isinstance(info, dict) else None
+
+
+def write_sizes(variant: str, bdir: str, binaries: list[str], info_out: str) -> None:
+    """The ``binary_sizes`` rule: one JSON file per build with its size rows."""
+    rows = size_rows(bdir, binaries)
+    doc = {"variant": variant or "default", "rows": rows}
+    Path(info_out).parent.mkdir(parents=True, exist_ok=True)
+    tmp = f"{info_out}.tmp"
+    Path(tmp).write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
+    os.replace(tmp, info_out)
+
+
+# ------------------------------------------------------------------ size tables
+
+
+def size_file(campaign: str, build: str) -> Path:
+    return Path("results") / campaign / "build" / f"{build}.sizes.json"
+
+
+def _builds(cfg: dict[str, Any]) -> list[str]:
+    return list(variants(cfg["build"])) or ["default"]
+
+
+def load_sizes(cfg: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """build name -> size rows (written by the ``binary_sizes`` rule)."""
+    out = {}
+    for b in _builds(cfg):
+        try:
+            out[b] = json.loads(size_file(cfg["campaign"], b).read_text())["rows"]
+        except (OSError, ValueError, KeyError):
+            out[b] = []  # its cells say n/a
+    return out
+
+
+def _label(row: dict[str, Any]) -> str:
+    return row["name"] if row["part"] == "binary" else f"{row['name']}.o"
+
+
+def build_size_table(ctx: Any) -> Any:
+    """Compiled size per build (columns) of each binary and algorithm object (rows):
+    text + data + bss bytes, the study's "size of the compiled files"."""
+    from ciphersweep.analysis.tables.model import NA, Table
+
+    sizes = load_sizes(ctx.cfg)
+    rows: list[str] = []
+    cells: dict[tuple[str, str], Any] = {}
+    for b, items in sizes.items():
+        for r in items:
+            label = _label(r)
+            if label not in rows:
+                rows.append(label)
+            cells[(label, b)] = r["total"]
+    t = Table(
+        "binary_size",
+        "Compiled size (bytes: text + data + bss, as size(1) reports), per build",
+        rows,
+        list(sizes),
+        cells,
+        digits=0,
+        row_header="binary / object",
+        caption="Size of each compiled kernel binary and algorithm object file in bytes "
+        "(text + data + bss, as size(1) reports it) for every build variant (columns), "
+        "measured on the files the campaign built: the study's size of the compiled files.",
+    )
+    for r in rows:
+        for b in sizes:
+            t.cells.setdefault((r, b), NA)
+            if t.cells[(r, b)] == NA:
+                t.notes[(r, b)] = f"no size record of build {b} for {r}"
+    return t
+
+
+def build_size_sections_table(ctx: Any) -> Any:
+    """text, data and bss of every binary and algorithm object, one row per build."""
+    from ciphersweep.analysis.tables.model import Table
+
+    cols = ["text", "data", "bss", "total", "bytes_on_disk"]
+    rows: list[str] = []
+    cells: dict[tuple[str, str], Any] = {}
+    for b, items in load_sizes(ctx.cfg).items():
+        for r in items:
+            label = f"{_label(r)} [{b}]"
+            rows.append(label)
+            for c in cols:
+                cells[(label, c)] = r[c]
+    return Table(
+        "binary_size_sections",
+        "Sections of the compiled code (bytes, size(1) Berkeley format) and file size",
+        rows,
+        cols,
+        cells,
+        digits=0,
+        row_header="binary / object [build]",
+        caption="The sections of every compiled binary and object (text, data, bss, "
+        "their total, in bytes from size(1) in Berkeley format) and the size of the file "
+        "on disk, one row per build variant.",
+    )
+
+
+def register_tables(register: Any) -> None:
+    from ciphersweep.analysis.tables.model import Builder
+
+    def native(cfg: dict[str, Any], points: Any) -> bool:
+        container = cfg.get("platform", {}).get("container", {})
+        return "build" in cfg and container.get("runtime", "none") == "none"
+
+    register(Builder("binary_size", build_size_table, native))
+    register(Builder("binary_size_sections", build_size_sections_table, native))

@@ -1,0 +1,420 @@
+"""THE place where a benchmark point's launch line is built.
+
+    [host launcher]  mpirun -np R [--oversubscribe] [--allow-run-as-root] |
+                     srun --mpi=pmix -n R [-c T]                   (MPI points only)
+    [container]      apptainer exec [--nv] [--bind B]... IMAGE |
+                     ch-run [-b B]... -b WORKDIR:/mnt -c /mnt IMAGE --
+    [energy wrapper] e.g. likwid-perfctr -m -g ENERGY -C CORES -O -o FILE
+    kernel ARGS      aes-<backend> --impl ... --json FILE
+
+The host launcher is always outside the container (Apptainer's hybrid MPI model).
+The Python-side kernels (``aes-pycryptodome``, ``aes-command``) are run by the
+workflow's own Python (``python -m ciphersweep.kernel_<name>``); the command backend's
+program is given to ``aes-command`` after ``--`` as an argument list whose placeholders
+(:data:`PLACEHOLDERS`) :func:`command_argv` fills in for each run, with no shell.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import string
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ciphersweep.core import paths
+from ciphersweep.plan.sweep import AEAD_MODES, Point
+
+# backends whose kernel is a module of this package, run by the workflow's Python
+PY_KERNELS = {
+    "pycryptodome": "kernel_pycryptodome",
+    "purepy": "kernel_purepy",
+    "command": "kernel_command",
+}
+# what a command backend's argument list may name, e.g. "{input}"
+PLACEHOLDERS = ("input", "output", "key", "iv", "cipher")
+
+# inside a Charliecloud image the working directory is bound here (it exists in every
+# Debian root file system, and SquashFS images cannot grow new mount points)
+CH_WORKDIR = "/mnt"
+
+
+@dataclass
+class Platform:
+    """Where and how a point is launched (derived from the config and the job's environment)."""
+
+    where: str = "local"  # local | slurm
+    mpi_launcher: str = "srun"  # under Slurm: srun | mpirun
+    mpirun_args: list[str] = field(default_factory=list)
+    mpi_network: str = (
+        ""  # interface or CIDR MPI uses between nodes ("" = Open MPI's choice)
+    )
+    runtime: str = "none"  # none | apptainer | charliecloud
+    image: str | None = None
+    binds: list[str] = field(default_factory=list)
+    kernel_dir: str = (
+        "build/kernels"  # native build dir, or bin dir inside the image ("" = PATH)
+    )
+    cwd: str = "."
+    cores: int = 1  # cores available to the job on this node
+    is_root: bool = False
+
+
+@dataclass
+class Launch:
+    argv: list[str]
+    oversubscribed: bool
+    env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return shlex.join(self.argv)
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return os.cpu_count() or 1
+
+
+def kernel_args(
+    point: Point,
+    *,
+    input_path: str,
+    json_path: str,
+    energy: str = "auto",
+) -> list[str]:
+    """Command-line arguments of the kernel for one point (the kernel contract)."""
+    args: list[str] = []
+    if point.backend in ("openssl", "pycryptodome", "purepy", "command"):
+        args += ["--cipher", point.cipher]
+        if point.key_bits is not None:
+            args += ["--key-bits", str(point.key_bits)]
+    elif point.cipher in AEAD_MODES:
+        args += ["--cipher", point.cipher, "--impl", point.impl]
+    else:
+        args += ["--impl", point.impl, "--mode", point.mode]
+    args += ["--op", point.op, "--input", input_path]
+    if point.nopad and point.mode in ("ecb", "cbc"):
+        args.append("--nopad")
+    args += ["--reps", str(point.reps), "--warmup", str(point.warmup)]
+    if point.batch > 1:
+        args += ["--batch", str(point.batch)]
+    if point.target is not None:  # precision: the kernel calibrates its repetitions
+        args += [
+            "--target-ci",
+            f"{point.target:g}",
+            "--max-reps",
+            str(point.max_reps),
+            "--max-seconds",
+            f"{point.max_seconds:g}",
+        ]
+    if point.backend == "omp":
+        args += ["--threads", str(point.threads)]
+    if point.backend == "cuda":
+        args += ["--block-threads", str(point.block_threads or 256)]
+        if point.streams > 1:
+            args += ["--streams", str(point.streams)]
+    args += ["--energy", energy, "--json", json_path]
+    if point.inject_fault:
+        args += ["--inject-fault", "corrupt"]
+    if point.backend == "command":
+        args += ["--program", point.impl, "--"] + list(point.command)
+    return args
+
+
+def placeholder_errors(template: Sequence[str]) -> str | None:
+    """Why an argument list is not a valid command template (None: it is)."""
+    if not template:
+        return "empty argument list (allowed: [program, arg, ...])"
+    if not str(template[0]).strip():
+        return "no program (the first item names the program)"
+    for i, item in enumerate(template):
+        try:
+            fields = list(string.Formatter().parse(str(item)))
+        except ValueError as exc:
+            return f"[{i}] {item!r}: {exc} (write {{{{ and }}}} for literal braces)"
+        for _, name, spec, conv in fields:
+            if name is None:
+                continue
+            if name not in PLACEHOLDERS or spec or conv:
+                return (
+                    f"[{i}] {item!r}: unknown placeholder {{{name}}} "
+                    f"(allowed: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
+                )
+    return None
+
+
+def command_argv(template: Sequence[str], values: dict[str, str]) -> list[str]:
+    """A command backend's argument list with its placeholders filled in.
+
+    Each item is expanded on its own and stays ONE argument: no shell ever sees it, so
+    a ``;`` or a space in a path is part of that path."""
+    bad = placeholder_errors(template)
+    if bad:
+        raise ValueError(bad)
+    return [str(item).format_map(values) for item in template]
+
+
+def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
+    """The MPI launcher prefix and whether the node is oversubscribed."""
+    total = point.ranks * point.threads
+    oversub = total > plat.cores
+    if point.backend != "mpi":
+        return [], oversub
+    r = str(point.ranks)
+    if plat.where == "slurm" and plat.mpi_launcher == "srun":
+        # --overlap: a one-rank point runs inside the one-task step Snakemake's job step
+        # started and may share its CPUs; --cpu-bind=cores pins ranks where the site's
+        # task plugin can.
+        argv = ["srun", "--mpi=pmix", "--overlap", "--cpu-bind=cores", "-n", r]
+        if point.threads > 1:
+            argv += ["-c", str(point.threads)]
+        return argv, oversub
+    argv = ["mpirun", "-np", r]
+    if plat.where == "local" and point.ranks > plat.cores:
+        argv.append("--oversubscribe")
+    if plat.is_root:
+        argv.append("--allow-run-as-root")
+    if plat.where == "local" and not any("pml" in a for a in plat.mpirun_args):
+        # one node: shared memory through ob1/vader; skipping UCX's search for network
+        # devices halves mpirun's start-up (mpirun_args naming a pml wins)
+        argv += ["--mca", "pml", "ob1"]
+    argv += list(plat.mpirun_args)
+    return argv, oversub
+
+
+# Launcher options that set how many processes run where, or their threads: the
+# point's planned shape (ranks, threads) is the workflow's, never a launcher option's.
+_SHAPE_OPTIONS = (
+    "-np",
+    "--np",
+    "-n",
+    "--n",
+    "-c",
+    "-N",
+    "--map-by",
+    "-map-by",
+    "--host",
+    "-host",
+    "-H",
+    "--hostfile",
+    "-hostfile",
+    "--machinefile",
+    "-machinefile",
+    "--default-hostfile",
+    "--rankfile",
+    "-rf",
+    "--npernode",
+    "-npernode",
+    "--npersocket",
+    "-npersocket",
+    "--ppr",
+    "--cpus-per-proc",
+    "--cpus-per-rank",
+    "--ntasks",
+    "--ntasks-per-node",
+    "--cpus-per-task",
+    "--nodes",
+    "--app",
+)
+
+
+def shape_option(args: Sequence[str]) -> str | None:
+    """The first of ``args`` (cluster.mpirun_args) that would set the launch shape
+    (rank count, placement, hosts, threads), None when there is none."""
+    for a in args:
+        name = a.split("=", 1)[0]
+        short = len(a) > 2 and a[:2] in ("-n", "-c", "-N", "-H") and a[2:3] != "-"
+        if name in _SHAPE_OPTIONS or short or "OMP_NUM_THREADS" in a:
+            return a
+    return None
+
+
+def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str, str]]:
+    """The container runtime prefix and environment it needs."""
+    if plat.runtime == "none":
+        return [], {}
+    if not plat.image:
+        raise ValueError(f"container runtime {plat.runtime!r} needs an image")
+    if plat.runtime == "apptainer":
+        argv = ["apptainer", "exec"]
+        if point.backend == "cuda":
+            argv.append("--nv")
+        for b in plat.binds:
+            argv += ["--bind", b]
+        return argv + [plat.image], {}
+    if plat.runtime == "charliecloud":
+        argv = ["ch-run"]
+        for b in plat.binds:
+            argv += ["-b", b]
+        argv += [
+            "-b",
+            f"{os.path.abspath(plat.cwd)}:{CH_WORKDIR}",
+            "-c",
+            CH_WORKDIR,
+            plat.image,
+            "--",
+        ]
+        env = {} if os.environ.get("USER") else {"USER": _user()}
+        if point.backend == "mpi":
+            # every rank runs in its own user namespace, where Open MPI's CMA single-copy
+            # transport cannot work; it would warn (and garble mpirun's log) otherwise
+            env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
+        return argv, env
+    raise ValueError(f"unknown container runtime {plat.runtime!r}")
+
+
+def _user() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # pragma: no cover
+        return str(os.getuid())
+
+
+def kernel_prefix(point: Point, plat: Platform) -> list[str]:
+    """The kernel itself: its binary, or the Python running a Python-side kernel."""
+    mod = PY_KERNELS.get(point.backend)
+    if mod is not None:
+        return [sys.executable, "-m", f"{paths.KERNEL_PACKAGE}.{mod}"]
+    return [kernel_path(point, plat)]
+
+
+def python_env() -> dict[str, str]:
+    """PYTHONPATH with this package, for the Python-side kernels."""
+    here = str(paths.WORKFLOW)
+    old = os.environ.get("PYTHONPATH")
+    return {"PYTHONPATH": here + (os.pathsep + old if old else "")}
+
+
+def kernel_path(point: Point, plat: Platform) -> str:
+    name = f"aes-{point.backend}"
+    if plat.runtime != "none":
+        return f"{plat.kernel_dir.rstrip('/')}/{name}" if plat.kernel_dir else name
+    return os.path.join(os.path.abspath(plat.kernel_dir), name)
+
+
+def build(
+    point: Point,
+    plat: Platform,
+    args: Sequence[str],
+    energy_prefix: Sequence[str] | None = None,
+) -> Launch:
+    """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
+    host, oversub = host_launcher(point, plat)
+    cont, env = container_prefix(point, plat)
+    if point.backend == "omp":
+        env = {**omp_binding_env(), **env}
+    if point.backend in PY_KERNELS:
+        env = {**env, **python_env()}
+    if host and host[0] == "mpirun" and plat.where == "slurm":
+        env = {**slurm_allocation_env(), **env}
+    if host:
+        env = {**mpi_network_env(plat.mpi_network), **env}
+    argv = (
+        host
+        + cont
+        + list(energy_prefix or [])
+        + kernel_prefix(point, plat)
+        + list(args)
+    )
+    return Launch(argv=argv, oversubscribed=oversub, env=env)
+
+
+def mpi_network_env(
+    network: str, environ: dict[str, str] | None = None
+) -> dict[str, str]:
+    """Open MPI settings for ranks on several nodes talking over one TCP network.
+
+    ``network`` (config ``cluster.mpi_network``) is an interface name or a CIDR block:
+    the out-of-band channel (oob) and the byte transfer layer (btl) use only it, ranks
+    on the same node use shared memory (vader), and the pml is ob1, which drives those
+    btls (UCX would look for other devices). Nothing is set for "", and settings
+    already in the user's environment win."""
+    if not network:
+        return {}
+    env = os.environ if environ is None else environ
+    want = {
+        "OMPI_MCA_pml": "ob1",
+        "OMPI_MCA_btl": "self,vader,tcp",
+        "OMPI_MCA_btl_tcp_if_include": network,
+        "OMPI_MCA_oob_tcp_if_include": network,
+    }
+    return {k: v for k, v in want.items() if k not in env}
+
+
+def omp_binding_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """OpenMP threads pinned one per core, so that a thread never migrates during a
+    timed region; settings already in the user's environment win."""
+    env = os.environ if environ is None else environ
+    want = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+    return {k: v for k, v in want.items() if k not in env}
+
+
+def slurm_allocation_env(
+    environ: dict[str, str] | None = None,
+    run: Callable[..., Any] = subprocess.run,
+) -> dict[str, str]:
+    """Allocation variables mpirun needs to see the job's nodes and slots.
+
+    Snakemake's Slurm job step passes on only SLURM_JOB_ID of the SLURM_* variables, and
+    Open MPI's mpirun without SLURM_JOB_NODELIST / SLURM_TASKS_PER_NODE fails (or runs
+    everything on the first node). They are read back from ``scontrol show job``.
+    Nothing is returned outside a job or when the variables are already there."""
+    env = dict(os.environ if environ is None else environ)
+    job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
+    if not job or env.get("SLURM_JOB_NODELIST"):
+        return {}
+    try:
+        out = run(
+            ["scontrol", "show", "job", "-o", job],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return {}
+    fields = dict(item.split("=", 1) for item in (out or "").split() if "=" in item)
+    nodelist = fields.get("NodeList", "")
+    try:
+        nodes = int(fields.get("NumNodes", "1").split("-")[0])
+        tasks = int(fields.get("NumTasks", "1"))
+    except ValueError:
+        return {}
+    if not nodelist or nodelist == "(null)" or nodes < 1:
+        return {}
+    per_node = -(-tasks // nodes)
+    tpn = str(per_node) if nodes == 1 else f"{per_node}(x{nodes})"
+    return {
+        "SLURM_JOB_NODELIST": nodelist,
+        "SLURM_NODELIST": nodelist,
+        "SLURM_JOB_NUM_NODES": str(nodes),
+        "SLURM_NNODES": str(nodes),
+        "SLURM_NTASKS": str(tasks),
+        "SLURM_TASKS_PER_NODE": tpn,
+        "SLURM_JOBID": job,
+    }
+
+
+def generator_argv(plat: Platform) -> list[str]:
+    """Prefix that runs ``aes-seq`` (the input generator) natively or in the image."""
+    gen = Point(
+        backend="seq",
+        impl="auto",
+        mode="ctr",
+        op="encrypt",
+        cipher="aes-128-ctr",
+        size_bytes=1,
+        size_label="1B",
+        input_name="1B",
+        input_path=None,
+    )
+    cont, _ = container_prefix(gen, plat)
+    return cont + [kernel_path(gen, plat)]

@@ -1,0 +1,2 @@
+"""Floor 1, the plan: the configuration (schema, defaults, checks), the sweep of points,
+the inputs, what each point's records must show (fingerprints), the resources needed."""

@@ -1,0 +1,192 @@
+"""The fingerprint of a measurement: the ONE definition the kernels, the plan and
+admission share.
+
+Every record carries ``fingerprint``, written by the kernel itself (kernels/src/
+fingerprint.c, :func:`ciphersweep.job.pykernel.fingerprint`): the SHA-256 of the binary
+(or Python kernel, or command program) that ran, the build key and compile flags baked
+into it when it was built, the SHA-256 of the input bytes it read, and the shape it
+observed (ranks, threads, GPUs, cipher, impl, mode, op).
+
+The plan (:class:`Expected`, one per point) holds what each point's records must show:
+the build key of its build (:func:`build_key`: sources, build script, cmake arguments
+and flags), the digest of its input (a generated input's ``.sha256`` beside it; a
+user's file hashed only when a record is checked), the digest of the binary on disk
+and the planned shape.  :func:`mismatch` names the first field that differs; admission
+then fails the point and the same command measures it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ciphersweep.job.provenance import files_digest
+from ciphersweep.plan.sweep import Point
+
+# Shape fields every fingerprint carries (besides the digests).
+SHAPE = ("ranks", "threads", "gpus", "cipher", "impl", "mode", "op")
+# Backends whose records name the cipher's mode as their library does (not checked).
+_LIBRARY_MODES = ("openssl", "pycryptodome", "command")
+
+
+def build_key(sources: list[str], args: list[str]) -> str:
+    """``sha256:<hex>`` of what a native build is made from: the names and bytes of
+    its sources and build script, and its cmake arguments (the flags among them).
+    The build rule bakes it into the binaries; the plan expects it in their records."""
+    return files_digest(sources, " ".join(args))
+
+
+@lru_cache(maxsize=1024)
+def _sha256(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str | None:
+    """Hex SHA-256 of a file (None: not there), computed once per size and mtime."""
+    try:
+        st = os.stat(path)
+        return _sha256(str(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+
+
+def program_file(argv: tuple[str, ...] | list[str]) -> str | None:
+    """The file a command's argument list runs (PATH looked up), None: not found."""
+    return shutil.which(argv[0]) if argv else None
+
+
+def observed(
+    binary: str | None, data: bytes, shape: dict[str, Any], key: str | None = None
+) -> dict[str, Any]:
+    """The ``fingerprint`` a Python-side kernel writes: the same fields as the C
+    kernels' (binary: the kernel module or the program it runs)."""
+    return {
+        "binary_sha256": file_sha256(binary) if binary else None,
+        "build_key": key,
+        "cflags": None,
+        "input_sha256": hashlib.sha256(data).hexdigest(),
+        **{k: shape.get(k) for k in SHAPE},
+    }
+
+
+def digest_file(data_path: str | os.PathLike[str]) -> str:
+    """Where a generated input's digest lies: ``<input>.sha256``."""
+    return f"{data_path}.sha256"
+
+
+def write_digest(data_path: str | os.PathLike[str]) -> None:
+    """Write ``<input>.sha256`` (the input rule, after generating the input)."""
+    digest = file_sha256(data_path)
+    tmp = f"{digest_file(data_path)}.tmp"
+    Path(tmp).write_text(f"{digest}  {os.path.basename(data_path)}\n")
+    os.replace(tmp, digest_file(data_path))
+
+
+def read_digest(path: str | os.PathLike[str]) -> str | None:
+    """The hex digest in a ``sha256sum``-style file (None: not there or empty)."""
+    try:
+        words = Path(path).read_text().split()
+    except OSError:
+        return None
+    return words[0].removeprefix("sha256:") if words else None
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the records of one point must show (None: not checked)."""
+
+    point: Point
+    build_key: str | None = None
+    binary: str | None = None  # the program whose digest the records must carry
+    input_path: str | None = None  # the input file the point reads
+    input_digest: str | None = None  # its `.sha256` beside it (generated inputs)
+    image_digest: str | None = None  # container runs: the image's `.sha256` file
+
+    def shape(self) -> dict[str, Any]:
+        p = self.point
+        want: dict[str, Any] = {
+            "ranks": p.ranks,
+            "threads": p.threads,
+            "gpus": p.gpus if p.backend == "cuda" else 0,
+            "cipher": p.cipher.lower(),
+            "op": p.op,
+        }
+        if p.impl != "auto":  # the kernel names the impl it chose
+            want["impl"] = p.impl
+        if p.backend not in _LIBRARY_MODES:
+            want["mode"] = p.mode
+        return want
+
+    def input_sha256(self, deep: bool) -> str | None:
+        """The digest the input must have: its `.sha256` when that is not older than
+        the input, else (``deep``) the file hashed; None: not checked now."""
+        if self.input_path is None:
+            return None
+        if self.input_digest is not None and _not_older(
+            self.input_digest, self.input_path
+        ):
+            return read_digest(self.input_digest)
+        return file_sha256(self.input_path) if deep else None
+
+
+def _not_older(a: str, b: str) -> bool:
+    try:
+        return os.stat(a).st_mtime_ns >= os.stat(b).st_mtime_ns
+    except OSError:
+        return False
+
+
+def _shown(v: Any) -> str:
+    return "missing" if v is None else str(v)
+
+
+def _digest_problem(name: str, got: Any, want: str | None) -> str | None:
+    if want is None or got == want:
+        return None
+    return f"fingerprint: {name} {_shown(got)[:23]}, planned {want[:23]}"
+
+
+def mismatch(rec: dict[str, Any], exp: Expected, deep: bool = True) -> str | None:
+    """The first fingerprint field of ``rec`` that is not what ``exp`` plans, as one
+    line ("fingerprint: ranks 1, planned 2"); None when they match.
+
+    ``deep`` (gather): an input file without a current ``.sha256`` is hashed.  Not
+    ``deep`` (planning, before any job): the binary on disk must be the one that
+    wrote the records, which then decides whether the point runs again; gather
+    takes the records the jobs just wrote with the binary they ran."""
+    fp = rec.get("fingerprint")
+    if not isinstance(fp, dict):
+        return "fingerprint: missing (a record of an older kernel)"
+    for name, want in exp.shape().items():
+        got = fp.get(name)
+        if (got.lower() if name == "cipher" and isinstance(got, str) else got) != want:
+            return f"fingerprint: {name} {_shown(got)}, planned {want}"
+    checks = (
+        ("build_key", fp.get("build_key"), exp.build_key),
+        ("binary_sha256", fp.get("binary_sha256"), None if deep else _binary(exp)),
+        ("input_sha256", fp.get("input_sha256"), exp.input_sha256(deep)),
+        ("image_digest", rec.get("image_digest"), _image(exp)),
+    )
+    for name, got, want in checks:
+        bad = _digest_problem(name, got, want)
+        if bad:
+            return bad
+    return None
+
+
+def _binary(exp: Expected) -> str | None:
+    return file_sha256(exp.binary) if exp.binary else None
+
+
+def _image(exp: Expected) -> str | None:
+    d = read_digest(exp.image_digest) if exp.image_digest else None
+    return f"sha256:{d}" if d else None

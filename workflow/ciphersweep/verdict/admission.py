@@ -1,0 +1,155 @@
+"""Which repetitions of a point's raw file count as measurements: the ONE place.
+
+A repetition is admitted only when its line is a complete JSON object that matches the
+record schema, says ``status: ok`` and ``verified: true``, and belongs to the point; a
+point is admitted only when every line is admitted and their number is the one the
+point asked for (:meth:`ciphersweep.plan.sweep.Point.reps_problem`), and every record's
+``fingerprint`` is the one the plan holds for the point (:mod:`ciphersweep.plan.fingerprint`:
+build, binary, input and shape). Anything else makes the point ``failed`` with a reason
+naming the file and line.
+
+The same verdict decides whether a point runs again (:func:`attempt_token`): the bench
+rule's ``attempt`` parameter is derived from it, so Snakemake's own params rerun
+trigger re-measures failed and damaged points, and nothing is deleted to make that
+happen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ciphersweep.core import paths
+from ciphersweep.plan.fingerprint import Expected, mismatch
+from ciphersweep.plan.sweep import Point
+
+RECORD_SCHEMA = paths.SCHEMAS / "record.schema.yaml"
+
+# attempt token of a point measured for the first time
+FIRST = "first"
+
+
+@lru_cache(maxsize=1)
+def _record_validator() -> Any:
+    import jsonschema
+
+    with open(RECORD_SCHEMA) as fh:
+        return jsonschema.Draft202012Validator(yaml.safe_load(fh))
+
+
+def validate_record(rec: dict[str, Any]) -> str | None:
+    """None when the record matches the record schema, else a one-line reason."""
+    err = next(iter(_record_validator().iter_errors(rec)), None)
+    if err is None:
+        return None
+    where = ".".join(str(p) for p in err.absolute_path) or "record"
+    return f"{where}: {err.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a raw file holds for one point.
+
+    ``state``: ``ok`` (admitted), ``failed`` (the run wrote a failure record),
+    ``damaged`` (anything else that is there) or ``missing``."""
+
+    state: str
+    reason: str | None = None
+    records: list[dict[str, Any]] = field(default_factory=list)
+    failure: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "ok"
+
+
+def _record_problem(
+    rec: Any, point: Point, expected: Expected | None, deep: bool
+) -> str | None:
+    if not isinstance(rec, dict):
+        return f"not a JSON object ({type(rec).__name__})"
+    if rec.get("status") != "ok":
+        return f"status is {rec.get('status')!r} (admitted: 'ok')"
+    if rec.get("verified") is not True:
+        return f"verified is {rec.get('verified')!r} (admitted: true)"
+    if rec.get("point") not in (None, point.id):
+        return f"record of point {rec.get('point')!r}"
+    bad = validate_record(rec)
+    if bad:
+        return f"does not match the record schema: {bad}"
+    return mismatch(rec, expected, deep) if expected is not None else None
+
+
+def judge(
+    path: str | Path,
+    point: Point,
+    expected: Expected | None = None,
+    deep: bool = True,
+) -> Verdict:
+    """The verdict on ``path``, the raw file of ``point``; with ``expected`` (the plan's
+    fingerprint of the point) every record's fingerprint must match it (``deep``: a
+    user's input file is hashed for it too)."""
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return Verdict("missing", f"{path}: no raw file")
+    except (OSError, UnicodeDecodeError) as exc:
+        return Verdict("damaged", f"{path}: unreadable ({exc})")
+    records: list[dict[str, Any]] = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError as exc:
+            return Verdict(
+                "damaged", f"{path}:{no}: not a complete JSON record ({exc})"
+            )
+        if isinstance(rec, dict) and rec.get("status") == "failed":
+            return Verdict("failed", str(rec.get("reason") or "failed"), failure=rec)
+        problem = _record_problem(rec, point, expected, deep)
+        if problem:
+            return Verdict("damaged", f"{path}:{no}: {problem}")
+        records.append(rec)
+    problem = point.reps_problem(records)
+    if problem:
+        return Verdict("damaged", f"{path}: {problem}")
+    return Verdict("ok", None, records)
+
+
+def attempt_token(
+    path: str | Path, point: Point, expected: Expected | None = None
+) -> str:
+    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``)."""
+    return replan(path, point, expected)[0]
+
+
+def replan(
+    path: str | Path, point: Point, expected: Expected | None = None
+) -> tuple[str, str | None]:
+    """The bench rule's ``attempt`` parameter for ``point`` (its raw file ``path``) and,
+    when the point runs again because of what its file holds, why (one line).
+
+    An admitted file carries the token of the run that wrote it, which is the value
+    Snakemake recorded for that run, so nothing changes and the point is not run again.
+    A missing file gives ``first``. A failed or damaged file gives a token derived from
+    its bytes, which differs from the recorded one: Snakemake re-runs the point (its
+    params rerun trigger), and the new records carry the new token. Records whose
+    fingerprint is not the plan's (``expected``: another build, binary, input or
+    shape) count as damaged: the point is measured again in the same run."""
+    verdict = judge(path, point, expected, deep=False)
+    if verdict.state == "missing":
+        return FIRST, None
+    if verdict.ok:
+        return str(verdict.records[0].get("attempt") or FIRST), None
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError:
+        digest = "unreadable"
+    return f"rerun {digest}", verdict.reason

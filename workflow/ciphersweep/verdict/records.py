@@ -1,0 +1,261 @@
+"""Gathering the raw records of every point into tidy tables (admitted records only:
+see :mod:`ciphersweep.verdict.admission`).
+
+* ``measurements.csv`` / ``.parquet``: one row per timed repetition, every record field.
+* ``failures.csv``: one row per failed point, with the reason.
+* ``summary.csv``: one row per point: the median time with its distribution-free 95%
+  confidence interval (``t_total_ci_low``, ``t_total_ci_high``, ``t_total_ci_level``,
+  ``t_total_rel_hw``), the mean with its interval, the spread (min, max, quartiles,
+  standard deviation), the repetitions run (``n``; ``stop_reason`` when the kernel
+  calibrated them), medians of the other timings, the status and, for failed points,
+  the reason. The statistics are those of :mod:`ciphersweep.core.stats`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ciphersweep.core import stats
+from ciphersweep.core.atomic import replacing
+from ciphersweep.plan.fingerprint import Expected
+from ciphersweep.plan.sweep import Point
+from ciphersweep.verdict import admission
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+# numeric record fields summarised per point (median; t_total also min/max/quartiles)
+# what summary.csv keeps of every measured column other than t_total
+ESTIMATES = (
+    "median",
+    "ci_low",
+    "ci_high",
+    "ci_level",
+    "mean",
+    "mean_ci_low",
+    "mean_ci_high",
+    "mean_ci_level",
+)
+NUMERIC = (
+    "t_total",
+    "t_compute",
+    "t_keyexp",
+    "t_h2d",
+    "t_d2h",
+    "t_bcast",
+    "t_scatter",
+    "t_gather",
+    "cpu_util",
+    "cpu_peak_pct",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "joules",
+    "joules_pkg",
+    "joules_core",
+    "joules_dram",
+    "joules_gpu",
+    "joules_h2d",
+    "joules_kernel",
+    "joules_d2h",
+)
+# per-point descriptive fields taken from the first record
+FIRST = (
+    "impl",
+    "host",
+    "energy_source",
+    "energy_scope",
+    "energy_note",
+    "oversubscribed",
+    "runtime",
+    "image_digest",
+    "git_rev",
+    "slurm_job_id",
+    "slurm_nodelist",
+    "launch_line",
+    "stop_reason",
+    "target_ci",
+)
+POINT_COLS = (
+    "point",
+    "backend",
+    "cfg_impl",
+    "mode",
+    "op",
+    "cipher",
+    "input_name",
+    "size_label",
+    "bytes",
+    "ranks",
+    "threads",
+    "gpus",
+    "block_threads",
+    "p",
+)
+
+
+def point_row(p: Point) -> dict[str, Any]:
+    return {
+        "point": p.id,
+        "backend": p.backend,
+        "cfg_impl": p.impl,
+        "mode": p.mode,
+        "op": p.op,
+        "cipher": p.cipher,
+        "input_name": p.input_name,
+        "size_label": p.size_label,
+        "bytes": p.size_bytes,
+        "ranks": p.ranks,
+        "threads": p.threads,
+        "gpus": p.gpus,
+        "block_threads": p.block_threads,
+        "p": p.p,
+    }
+
+
+def collect(
+    files: Iterable[str | Path],
+    points: Sequence[Point],
+    expected: Mapping[str, Expected] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(measurements, failures, summary) data frames from the raw files of ``points``;
+    with ``expected`` (point id -> the plan's fingerprint) only records of the planned
+    fingerprint are admitted."""
+    import pandas as pd
+
+    by_id = {p.id: p for p in points}
+    rows: list[dict[str, Any]] = []
+    fails: list[dict[str, Any]] = []
+    summ: list[dict[str, Any]] = []
+    for f in files:
+        pid = Path(f).name.removesuffix(".jsonl")
+        p = by_id.get(pid)
+        if p is None:
+            continue
+        verdict = admission.judge(f, p, (expected or {}).get(pid))
+        base = point_row(p)
+        s: dict[str, Any] = dict(base)
+        if not verdict.ok:
+            reason = verdict.reason
+            fails.append(
+                {
+                    **base,
+                    "reason": reason,
+                    "launch_line": (verdict.failure or {}).get("launch_line"),
+                }
+            )
+            s.update({"status": "failed", "reason": reason, "n": 0})
+            summ.append(s)
+            continue
+        ok = verdict.records
+        for r in ok:
+            row = dict(r)
+            # one column of text: a nested object is no tidy cell
+            row["fingerprint"] = json.dumps(r.get("fingerprint"), sort_keys=True)
+            row.setdefault("point", pid)
+            row["status"] = "ok"
+            for k in ("size_label", "input_name", "cfg_impl", "p"):
+                row[k] = base[k]
+            rows.append(row)
+        s.update({"status": "ok", "reason": None, "n": len(ok)})
+        for k in FIRST:
+            s[k] = ok[0].get(k)
+        s["impl"] = ok[0].get("impl", p.impl)
+        frame = pd.DataFrame(ok)
+        for col in NUMERIC:
+            if col in frame and frame[col].notna().any():
+                vals = pd.to_numeric(frame[col], errors="coerce").dropna()
+                if col == "t_total":  # median, its 95% CI, mean and its CI, spread
+                    procs = (
+                        list(frame.loc[vals.index, "process"])
+                        if "process" in frame
+                        else None
+                    )
+                    s.update(stats.summarize(list(vals), "t_total", procs))
+                else:  # the median and the mean, each with its 95% interval
+                    est = stats.summarize(list(vals), col)
+                    s.update(
+                        {f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES}
+                        if est
+                        else {}
+                    )
+        if s.get("t_total_median"):
+            s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
+        summ.append(s)
+    meas = pd.DataFrame(rows)
+    if not meas.empty:
+        lead = [
+            c
+            for c in (
+                "campaign",
+                "point",
+                "backend",
+                "impl",
+                "mode",
+                "op",
+                "size_label",
+                "bytes",
+                "ranks",
+                "threads",
+                "gpu",
+                "rep",
+            )
+            if c in meas
+        ]
+        meas = meas[lead + sorted(c for c in meas.columns if c not in lead)]
+    failures = pd.DataFrame(fails, columns=list(POINT_COLS) + ["reason", "launch_line"])
+    summary = pd.DataFrame(summ)
+    if not summary.empty:
+        lead = list(POINT_COLS) + ["status", "reason", "n", "impl"]
+        summary = summary[
+            [c for c in lead if c in summary]
+            + [c for c in summary.columns if c not in lead]
+        ]
+    return meas, failures, summary
+
+
+def gather_files(
+    files: Sequence[str],
+    points: Sequence[Point],
+    output: Any,
+    log: str | None = None,
+    expected: Mapping[str, Expected] | None = None,
+) -> None:
+    """The ``gather`` rule: write measurements (csv, parquet), failures and summary."""
+    meas, failures, summary = collect(files, points, expected)
+    with replacing(
+        [output.csv, output.parquet, output.failures, output.summary]
+    ) as tmp:
+        meas.to_csv(tmp[0], index=False)
+        _to_parquet(meas, tmp[1])
+        failures.to_csv(tmp[2], index=False)
+        # medians of two repetitions and the like: 12 significant digits drop the binary
+        # noise (119.67448599999999) and keep every digit a clock gives; the exact values
+        # are in measurements.csv/.parquet
+        summary.to_csv(tmp[3], index=False, float_format="%.12g")
+    if log:
+        with open(log, "w") as fh:
+            print(
+                f"{len(meas)} measurements, {len(summary)} points, {len(failures)} failed",
+                file=fh,
+            )
+            for _, f in failures.iterrows():
+                print(f"failed: {f['point']}: {f['reason']}", file=fh)
+
+
+def _to_parquet(frame: pd.DataFrame, path: str) -> None:
+    out = frame.copy()
+    for col in out.columns:
+        if out[col].dtype == object:
+            kinds = {type(v) for v in out[col].dropna()}
+            if len(kinds) > 1:  # e.g. str and float in one column: keep it as text
+                out[col] = out[col].map(lambda v: None if v is None else str(v))
+    out.to_parquet(path, index=False)
+
+
+def load_summary(path: str | Path) -> pd.DataFrame:
+    import pandas as pd
+
+    return pd.read_csv(path, keep_default_na=True)
