@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from ciphersweep.analysis import render
+from ciphersweep.analysis.tables import energy, provenance, registry
 from ciphersweep.analysis.tables import model as tables
-from ciphersweep.job import energy, provenance
 from ciphersweep.plan.sweep import Point
 
 MB = 10**6
@@ -148,7 +149,7 @@ def test_energy_table(tmp_path: Path) -> None:
         assert t.value(f"mpi (2 ranks): {part}", "1MB") == "failed"
         assert t.notes[(f"mpi (2 ranks): {part}", "1MB")] == "timeout after 60 s"
     assert not any(v == 0 for v in t.cells.values())
-    files = tables.write_table(t, tmp_path)
+    files = render.write_table(t, tmp_path)
     md = (tmp_path / "energy.md").read_text()
     assert "n/a [1]" in md and f"[1] no energy measurement: {NOTE}" in md
     assert "| 0.0000 " not in md
@@ -198,7 +199,7 @@ def test_tables_without_measurements_use_summary() -> None:
 
 
 def test_registered_through_the_hook() -> None:
-    names = tables.table_names({"baseline": {"backend": "seq"}}, POINTS)
+    names = registry.table_names({"baseline": {"backend": "seq"}}, POINTS)
     assert {"energy", "cpu_util", "provenance"} <= set(names)
 
 
@@ -213,7 +214,7 @@ def test_provenance_table(tmp_path: Path) -> None:
     assert t.value("Hosts", "value") == "node1"
     assert t.value("OpenSSL", "value") == "OpenSSL 3.0.19 27 Jan 2026"
     assert t.value("Project git revision", "value") == "0123abc"
-    tables.write_table(t, tmp_path)
+    render.write_table(t, tmp_path)
     md = (tmp_path / "provenance.md").read_text()
     assert "| Project git revision" in md and "0123abc" in md
     assert r"\begin{tabular}" in (tmp_path / "provenance.tex").read_text()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import yaml
-from ciphersweep.analysis.tables import model as cs_tables
+from ciphersweep.analysis.tables import registry as cs_registry
 from ciphersweep.campaign import preflight as cs_preflight
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan import sweep as cs_sweep
@@ -358,7 +358,7 @@ def test_a_table_named_like_another_is_refused(name: str, tmp_path: Path) -> Non
     cfg = base_config(tables=layouts)
     cfg["backends"]["seq"]["impls"] = ["aesni", "ttable"]
     norm, points = _plan(cfg, tmp_path)
-    outs = [f"t/{n}.csv" for n in cs_tables.table_names(norm, points)]
+    outs = [f"t/{n}.csv" for n in cs_registry.table_names(norm, points)]
     with pytest.raises(cs_config.ConfigError) as exc:
         cs_preflight.check_unique(norm, outs)
     assert "tables[1].name" in str(exc.value) and repr(name) in str(exc.value)

@@ -163,7 +163,7 @@ def test_noisy_one_rank_speedup_is_flagged() -> None:
     assert lo < sp.value(*key) < hi
     assert key in sp.notes and "too few for a 95% interval" in sp.notes[key]
     assert ("seq", "1MiB") in tt.notes and "±" in tt.notes[("seq", "1MiB")]
-    md = tables.render_markdown(sp)
+    md = render.render_markdown(sp)
     fmt = render.table_format(sp)
     assert f"[{fmt(lo)}..{fmt(hi)}]" in md
 

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 from ciphersweep.analysis.tables import model as tables
+from ciphersweep.analysis.tables import registry
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import records
 
@@ -118,7 +119,7 @@ def campaign(tmp_path: Path):
     ins = SimpleNamespace(
         summary=out.summary, measurements=out.parquet, failures=out.failures
     )
-    tabs = tables.write_tables(cfg, pts, ins, str(tmp_path / "tables"))
+    tabs = registry.write_tables(cfg, pts, ins, str(tmp_path / "tables"))
     return SimpleNamespace(
         points=pts, out=out, tables={t.name: t for t in tabs}, dir=tmp_path
     )
@@ -208,6 +209,6 @@ def test_cuda_copy_table() -> None:
 
 
 def test_extra_builders_plug_in() -> None:
-    names = tables.table_names({"baseline": {"backend": "seq"}}, [_pt("seq", 1, "1B")])
+    names = registry.table_names({"baseline": {"backend": "seq"}}, [_pt("seq", 1, "1B")])
     assert names[0] == "time" and "throughput" in names
     assert "cuda_copy" not in names

@@ -63,7 +63,7 @@ rule tables:
     run:
         cs_console.write_step(
             output,
-            cs_tables.write_tables,
+            cs_registry.write_tables,
             CFG,
             POINT_LIST,
             input,

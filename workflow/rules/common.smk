@@ -29,6 +29,7 @@ from ciphersweep.analysis import report as cs_report  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
 from ciphersweep.analysis.tables import model as cs_tables  # noqa: E402
+from ciphersweep.analysis.tables import registry as cs_registry  # noqa: E402
 from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 
 # The campaign: config/config.yaml, or a file given with --configfile, which describes
@@ -310,7 +311,7 @@ def run_spec(point, input, output, log, attempt):
 
 
 def table_files():
-    names = cs_tables.table_names(CFG, POINT_LIST)
+    names = cs_registry.table_names(CFG, POINT_LIST)
     return [f"{RES}/tables/{n}.{ext}" for n in names for ext in ("csv", "md", "tex")]
 
 

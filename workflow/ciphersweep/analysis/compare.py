@@ -21,14 +21,13 @@ from scipy import stats as scipy_stats
 
 from ciphersweep.analysis.render import md_escape
 from ciphersweep.analysis.tables import layouts
+from ciphersweep.analysis.tables.model import NA, Builder, Context, Table
 from ciphersweep.core import stats
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import records
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
-
-    from ciphersweep.analysis.tables.model import Context, Table
 
 AXES = (
     "backend",
@@ -957,8 +956,6 @@ def write(
     """The ``compare`` rule: every comparison as CSV and Markdown."""
     import pandas as pd
 
-    from ciphersweep.analysis.tables.model import Context
-
     ctx = Context(cfg, points, pd.read_csv(summary_path))
     result = build(ctx)
     out = Path(outdir)
@@ -978,23 +975,9 @@ def write(
 # ------------------------------------------------------------------ report tables
 
 
-def register_tables(register: Any) -> None:
-    """The ``published`` and ``claims`` tables beside the generic ones (tables/ and
-    the report), for campaigns whose ``compare`` names a study's data."""
-    from ciphersweep.analysis.tables.model import Builder
-
-    def has(key: str) -> Any:
-        return lambda cfg, points: key in (cfg.get("compare") or {})
-
-    register(Builder("published", published_table, has("published")))
-    register(Builder("claims", claims_table, has("claims")))
-
-
 def published_table(ctx: Context) -> Table:
     """Paper value, measured value (in the paper's unit, with its interval), ratio and
     difference, one row per printed cell (and per quantity it could be)."""
-    from ciphersweep.analysis.tables.model import NA, Table
-
     comp = ctx.cfg["compare"]
     rows = published_rows(ctx, load_published(comp["published"]))
     seen: dict[tuple[str, str, str], int] = {}
@@ -1038,8 +1021,6 @@ def published_table(ctx: Context) -> Table:
 
 def claims_table(ctx: Context) -> Table:
     """Every stated finding: holds / does not hold here, with the deciding numbers."""
-    from ciphersweep.analysis.tables.model import Table
-
     comp = ctx.cfg["compare"]
     pub = load_published(comp["published"]) if "published" in comp else None
     rows = claim_rows(ctx, load_claims(comp["claims"]), pub)
@@ -1060,3 +1041,13 @@ def claims_table(ctx: Context) -> Table:
         for c in cols:
             t.cells[(r["id"], c)] = r[c]
     return t
+
+
+def _names(key: str) -> Any:
+    return lambda cfg, points: key in (cfg.get("compare") or {})
+
+
+BUILDERS = [
+    Builder("published", published_table, _names("published")),
+    Builder("claims", claims_table, _names("claims")),
+]

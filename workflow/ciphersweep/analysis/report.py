@@ -24,6 +24,7 @@ from ciphersweep.analysis import render
 from ciphersweep.analysis.history import outputs as cs_history
 from ciphersweep.analysis.history import trends as cs_trends
 from ciphersweep.analysis.tables import model as cs_tables
+from ciphersweep.analysis.tables import registry
 from ciphersweep.core import stats
 from ciphersweep.core.atomic import write_text
 from ciphersweep.plan.sweep import Point
@@ -208,8 +209,8 @@ def write_report(
     builders as the ``tables`` rule) and write the page."""
     import pandas as pd
 
-    ctx = cs_tables.context_from_files(cfg, points, inputs)
-    tabs = cs_tables.build_all(ctx)
+    ctx = registry.context_from_files(cfg, points, inputs)
+    tabs = registry.build_all(ctx)
     failures = pd.read_csv(inputs.failures)
     hist = history_parts(list(getattr(inputs, "history", None) or []))
     write_text(out, page(cfg, points, tabs, plot_paths, failures, hist))

@@ -460,36 +460,3 @@ def provenance_rows(
             text = "; ".join(vals)
         rows.append((label, text))
     return rows
-
-
-# Report section: a two-column table written by ciphersweep.analysis.tables.model' writer (CSV,
-# Markdown, LaTeX) through its plugin hook; imported lazily so that this module stays
-# importable on its own.
-
-
-def build_provenance_table(ctx: Any, facts: Mapping[str, Any] | None = None) -> Any:
-    """The report's provenance section as a table (field, value)."""
-    from ciphersweep.analysis.tables.model import Table
-
-    meas = getattr(ctx, "measurements", None)
-    records = meas if meas is not None and len(meas) else []
-    rows = provenance_rows(records, host_facts() if facts is None else facts)
-    return Table(
-        "provenance",
-        "Provenance: hardware, software versions, project revision, image and jobs of this campaign",
-        [label for label, _ in rows],
-        ["value"],
-        {(label, "value"): value for label, value in rows},
-        row_header="field",
-        caption="Where and with what the campaign ran: hardware, software versions, the "
-        "project's git revision, the container image and the Slurm jobs, taken from the "
-        "records of every repetition (several values are listed where records differ); "
-        "fields no record carries come from the machine that made the report.",
-    )
-
-
-def register_tables(register: Any) -> None:
-    """ciphersweep.analysis.tables.model plugin hook: the provenance section."""
-    from ciphersweep.analysis.tables.model import Builder
-
-    register(Builder("provenance", build_provenance_table))

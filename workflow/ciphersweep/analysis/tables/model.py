@@ -6,21 +6,18 @@ campaign's statistic (median or mean) with its 95% interval (:mod:`ciphersweep.c
 a cell whose interval is wider than the precision target gets a footnote with its +-%,
 and speedup and efficiency cells show their interval in Markdown and LaTeX.
 
-Table builders are listed in :data:`BUILDERS`. Other parts of the package add their own
-(energy, CPU utilisation, ...) by defining ``register_tables(register)`` in one of the
-modules named in :data:`PLUGINS`; :func:`register` appends a :class:`Builder`.
+The generic builders are listed in :data:`BUILDERS`; every table of a campaign, these
+and the others (energy, provenance, sizes, comparisons), is listed in one plain list,
+:data:`ciphersweep.analysis.tables.registry.BUILDERS`.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ciphersweep.analysis.render import render_markdown, write_table
 from ciphersweep.core import stats
 from ciphersweep.plan.sweep import Point
 
@@ -31,14 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
 NAMED_BACKENDS = ("openssl", "pycryptodome", "purepy", "command")
 FAILED = "failed"
 NA = "n/a"
-PLUGINS = (
-    "ciphersweep.job.energy",
-    "ciphersweep.job.provenance",
-    "ciphersweep.job.build",
-    "ciphersweep.analysis.compare",
-)
-
-
 # ------------------------------------------------------------------ the one formula
 
 
@@ -192,34 +181,6 @@ class Builder:
     applies: Callable[[dict[str, Any], Sequence[Point]], bool] = lambda cfg, points: (
         True
     )
-
-
-BUILDERS: list[Builder] = []
-_plugins_loaded = False
-
-
-def register(builder: Builder) -> None:
-    """Add a table builder (replacing one of the same name)."""
-    for i, b in enumerate(BUILDERS):
-        if b.name == builder.name:
-            BUILDERS[i] = builder
-            return
-    BUILDERS.append(builder)
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for mod in PLUGINS:
-        try:
-            m = importlib.import_module(mod)
-        except ImportError:
-            continue
-        hook = getattr(m, "register_tables", None)
-        if callable(hook):
-            hook(register)
 
 
 # ------------------------------------------------------------------ rows and columns
@@ -518,32 +479,18 @@ def _has_parallel(cfg: dict[str, Any], points: Sequence[Point]) -> bool:
     )
 
 
-register(Builder("time", build_time))
-register(Builder("speedup", build_speedup, _has_parallel))
-register(
-    Builder(
-        "efficiency",
-        build_efficiency,
-        lambda c, p: (
-            _has_parallel(c, p) and any(x.backend in ("omp", "mpi") for x in p)
-        ),
-    )
-)
-register(Builder("throughput", build_throughput))
-register(Builder("cuda_copy", build_cuda_copy, _has("cuda")))
+def _has_efficiency(cfg: dict[str, Any], points: Sequence[Point]) -> bool:
+    return _has_parallel(cfg, points) and any(x.backend in ("omp", "mpi") for x in points)
 
 
-def builders(cfg: dict[str, Any], points: Sequence[Point]) -> list[Builder]:
-    _load_plugins()
-    return [b for b in BUILDERS if b.applies(cfg, points)]
-
-
-def table_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
-    from ciphersweep.analysis.tables import (
-        layouts,  # the campaign's own layouts (config key `tables`)
-    )
-
-    return [b.name for b in builders(cfg, points)] + layouts.table_names(cfg, points)
+BUILDERS = [
+    Builder("time", build_time),
+    Builder("speedup", build_speedup, _has_parallel),
+    Builder("efficiency", build_efficiency, _has_efficiency),
+    Builder("throughput", build_throughput),
+    Builder("cuda_copy", build_cuda_copy, _has("cuda")),
+]
+"""The generic tables; ciphersweep.analysis.tables.registry lists them with the rest."""
 
 
 def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
@@ -558,49 +505,3 @@ def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
     if cfg.get("platform", {}).get("energy", "auto") != "none":
         names.append("energy_per_mb")
     return names
-
-
-# ------------------------------------------------------------------ rendering
-# Number formats, CSV/Markdown/LaTeX/HTML: ciphersweep.analysis.render (re-exported here).
-
-
-def build_all(ctx: Context) -> list[Table]:
-    from ciphersweep.analysis.tables import layouts
-
-    return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)] + layouts.build(ctx)
-
-
-def context_from_files(
-    cfg: dict[str, Any], points: Sequence[Point], inputs: Any
-) -> Context:
-    """The tables' context from the gathered files (``inputs.summary`` and, where it
-    holds rows, ``inputs.measurements``)."""
-    import pandas as pd
-
-    summary = pd.read_csv(inputs.summary)
-    meas = None
-    mpath = getattr(inputs, "measurements", None)
-    if mpath and Path(mpath).exists() and Path(mpath).stat().st_size > 0:
-        try:
-            meas = pd.read_parquet(mpath)
-        except Exception:  # noqa: BLE001 - an empty campaign writes an empty parquet
-            meas = None
-    return Context(cfg, points, summary, meas)
-
-
-def write_tables(
-    cfg: dict[str, Any],
-    points: Sequence[Point],
-    inputs: Any,
-    outdir: str,
-    log: str | None = None,
-) -> list[Table]:
-    """The ``tables`` rule: build every table from summary.csv and write it three ways."""
-    tables = build_all(context_from_files(cfg, points, inputs))
-    for t in tables:
-        write_table(t, outdir)
-    if log:
-        with open(log, "w") as fh:
-            for t in tables:
-                print(render_markdown(t), file=fh)
-    return tables

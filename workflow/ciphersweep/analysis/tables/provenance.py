@@ -1,0 +1,35 @@
+"""The report's provenance section as a table (field, value): hardware, software
+versions, the project's revision, the image and the Slurm jobs of a campaign, from the
+records (ciphersweep.job.provenance collects them)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ciphersweep.analysis.tables.model import Builder, Context, Table
+from ciphersweep.job.provenance import host_facts, provenance_rows
+
+
+def build_provenance_table(
+    ctx: Context, facts: Mapping[str, Any] | None = None
+) -> Table:
+    """The report's provenance section as a table (field, value)."""
+    meas = getattr(ctx, "measurements", None)
+    records = meas if meas is not None and len(meas) else []
+    rows = provenance_rows(records, host_facts() if facts is None else facts)
+    return Table(
+        "provenance",
+        "Provenance: hardware, software versions, project revision, image and jobs of this campaign",
+        [label for label, _ in rows],
+        ["value"],
+        {(label, "value"): value for label, value in rows},
+        row_header="field",
+        caption="Where and with what the campaign ran: hardware, software versions, the "
+        "project's git revision, the container image and the Slurm jobs, taken from the "
+        "records of every repetition (several values are listed where records differ); "
+        "fields no record carries come from the machine that made the report.",
+    )
+
+
+BUILDERS = [Builder("provenance", build_provenance_table)]
