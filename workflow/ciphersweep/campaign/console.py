@@ -13,19 +13,17 @@ import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import pandas as pd
+
+from ciphersweep.core import stats
 from ciphersweep.core.atomic import is_temp
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 MAX_REASONS = 3
 
 
 def _read_summary(path: Path) -> pd.DataFrame | None:
-    import pandas as pd
-
     if not path.exists() or path.stat().st_size == 0:
         return None
     try:
@@ -41,8 +39,6 @@ def _truthy(v: Any) -> bool:
 def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int]:
     """(noisy, measured): time cells whose 95 % interval is wider than the campaign's
     precision target (or has too few repetitions), by ciphersweep.core.stats' rule."""
-    from ciphersweep.core import stats
-
     target, statistic = stats.target_of(cfg), stats.statistic_of(cfg)
     ok = [r for r in summary.to_dict("records") if r.get("status") == "ok"]
     noisy = 0
@@ -138,8 +134,6 @@ def summary_lines(
             lines.append(
                 f"    ... {len(failed) - MAX_REASONS} more in {res / 'failures.csv'}"
             )
-        from ciphersweep.core import stats
-
         noisy, measured = noisy_cells(summary, cfg or {})
         target = stats.target_of(cfg or {})
         lines.append(
