@@ -7,7 +7,22 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ciphersweep.analysis import compare
+from ciphersweep.analysis.compare.campaign import campaign_rows
+from ciphersweep.analysis.compare.claims import (
+    FAILS,
+    HOLDS,
+    NO_INTERVAL,
+    UNTESTED,
+    claim_rows,
+)
+from ciphersweep.analysis.compare.published import (
+    kendall,
+    published_rows,
+    rank_rows,
+    spearman,
+)
+from ciphersweep.analysis.compare.references import reference_rows, violations
+from ciphersweep.analysis.compare.sources import measured
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan import config
 from ciphersweep.plan.sweep import Point
@@ -93,7 +108,7 @@ PUB = pd.DataFrame(
 
 
 def test_published_rows_ratio_units_and_the_closest_quantity() -> None:
-    rows = compare.published_rows(_pousa_like(), PUB)
+    rows = published_rows(_pousa_like(), PUB)
     by = {(r["row"], r["measure"]): r for r in rows}
     seq = by[("Secuencial", "t_total")]
     assert seq["measured"] == pytest.approx(2.2)  # converted to the paper's ms
@@ -110,22 +125,18 @@ def test_published_rows_ratio_units_and_the_closest_quantity() -> None:
 
 
 def test_rank_agreement() -> None:
-    assert compare.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
-    assert compare.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
-    assert compare.kendall([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert kendall([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)
     # one swapped pair of five: rho = 1 - 6*2/(5*24) = 0.9
-    assert compare.spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4]) == pytest.approx(0.9)
-    assert compare.kendall([1, 2], [5, 5]) is None
-    assert compare.spearman([1, 2], [5, 5]) is None
+    assert spearman([1, 2, 3, 4, 5], [1, 2, 3, 5, 4]) == pytest.approx(0.9)
+    assert kendall([1, 2], [5, 5]) is None
+    assert spearman([1, 2], [5, 5]) is None
     # a tie in x: mean ranks 1, 2.5, 2.5, 4 -> rho = 4.5 / sqrt(4.5 * 5); tau-b =
     # (5 concordant - 0) / sqrt((5 + 1 tied in x) * 5)
-    assert compare.spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(
-        4.5 / math.sqrt(22.5)
-    )
-    assert compare.kendall([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(
-        5 / math.sqrt(30)
-    )
-    rows = compare.rank_rows(
+    assert spearman([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(4.5 / math.sqrt(22.5))
+    assert kendall([1, 2, 2, 3], [1, 2, 3, 4]) == pytest.approx(5 / math.sqrt(30))
+    rows = rank_rows(
         [
             {"source": "T", "measure": "t_total", "paper": a, "measured": b}
             for a, b in ((1, 0.5), (2, 0.9), (3, 1.1), (9, None))
@@ -215,16 +226,16 @@ def test_claims_hold_or_not_with_the_deciding_numbers() -> None:
             "order": [{"cipher": "des-*"}, {"cipher": "chacha20"}],
         },
     ]
-    out = {r["id"]: r for r in compare.claim_rows(ctx, claims, None)}
+    out = {r["id"]: r for r in claim_rows(ctx, claims, None)}
     # fastest AES is 5x slower than ChaCha20: within 25% of "up to 6"
-    assert out["a"]["verdict"] == compare.HOLDS
+    assert out["a"]["verdict"] == HOLDS
     # the deciding factor comes with its interval: 5 x 0.99/1.01 .. 5 x 1.01/0.99
     assert "max factor 5 [4.901, 5.101] (stated 6 ±25%)" in out["a"]["numbers"]
-    assert out["b"]["verdict"] == compare.HOLDS  # 7/5 = 1.4
-    assert out["c"]["verdict"] == compare.FAILS
+    assert out["b"]["verdict"] == HOLDS  # 7/5 = 1.4
+    assert out["c"]["verdict"] == FAILS
     assert "out of order in 2 of 2" in out["c"]["numbers"]
-    assert out["d"]["verdict"] == compare.HOLDS  # 1000 B / 1000 s = 1e-6 MB/s
-    assert out["e"]["verdict"] == compare.UNTESTED
+    assert out["d"]["verdict"] == HOLDS  # 1000 B / 1000 s = 1e-6 MB/s
+    assert out["e"]["verdict"] == UNTESTED
 
 
 def test_paper_claim_reports_a_self_contradiction() -> None:
@@ -237,7 +248,7 @@ def test_paper_claim_reports_a_self_contradiction() -> None:
         ]
     )
     cell = {"source": "5.3", "row": "CUDA", "column": "255MB"}
-    ok, bad = compare.claim_rows(
+    ok, bad = claim_rows(
         _ciphers(),
         [
             {
@@ -288,9 +299,9 @@ def test_references_flag_cells_outside_bounds() -> None:
         },
         {"where": {"backend": "cuda"}, "value": 1.0},
     ]
-    rows = compare.reference_rows(ctx, refs)
+    rows = reference_rows(ctx, refs)
     assert [r["verdict"] for r in rows] == ["above", "within", "no point matches"]
-    bad = compare.violations(rows)
+    bad = violations(rows)
     assert bad == [f"{SEQ.id}: t_total 2.2 ms is above its reference 2 ms (bound 2.1)"]
 
 
@@ -328,7 +339,7 @@ def test_another_campaign_cell_by_cell(tmp_path: Path) -> None:
     ):
         mine[c] = other[c]
     ctx = tables.Context(ctx.cfg, ctx.points, mine)
-    rows = {r["point"]: r for r in compare.campaign_rows(ctx, other)}
+    rows = {r["point"]: r for r in campaign_rows(ctx, other)}
     assert rows[SEQ.id]["ratio"] == pytest.approx(0.5)
     assert rows[SEQ.id]["verdict"] == "faster"  # the intervals do not overlap
     assert rows[MPI.id]["ratio"] == pytest.approx(1.0)
@@ -421,9 +432,9 @@ def test_binary_size_from_the_build_records(tmp_path: Path, monkeypatch) -> None
             )
         ]
     )
-    out = compare.published_rows(ctx, pub)
+    out = published_rows(ctx, pub)
     assert [r["measured"] for r in out] == [2000.0, 9000.0]
-    assert compare.rank_rows(out)[0]["spearman"] == pytest.approx(1.0)
+    assert rank_rows(out)[0]["spearman"] == pytest.approx(1.0)
 
 
 def _mean_ctx(**cfg) -> tables.Context:
@@ -463,23 +474,20 @@ def test_campaign_statistic_reaches_published_rows_and_claims() -> None:
         "expect": 3,
     }
     for stat, value, verdict in (
-        ("mean", 3000.0, compare.HOLDS),
-        (None, 1000.0, compare.FAILS),
+        ("mean", 3000.0, HOLDS),
+        (None, 1000.0, FAILS),
     ):
         ctx = _mean_ctx(**({"statistic": stat} if stat else {}))
-        (row,) = compare.published_rows(ctx, pub)
+        (row,) = published_rows(ctx, pub)
         assert row["measured"] == pytest.approx(value)
-        out = {
-            r["id"]: r["verdict"]
-            for r in compare.claim_rows(ctx, [claim, factor], None)
-        }
+        out = {r["id"]: r["verdict"] for r in claim_rows(ctx, [claim, factor], None)}
         assert out == {"v": verdict, "f": verdict}
     # a claim or a published row may still name its own statistic
     ctx = _mean_ctx(statistic="mean")
     pub["statistic"] = "median"
-    assert compare.published_rows(ctx, pub)[0]["measured"] == pytest.approx(1000.0)
-    out = compare.claim_rows(ctx, [{**claim, "statistic": "median"}], None)
-    assert out[0]["verdict"] == compare.FAILS
+    assert published_rows(ctx, pub)[0]["measured"] == pytest.approx(1000.0)
+    out = claim_rows(ctx, [{**claim, "statistic": "median"}], None)
+    assert out[0]["verdict"] == FAILS
 
 
 def test_campaign_statistic_reaches_another_campaign() -> None:
@@ -488,7 +496,7 @@ def test_campaign_statistic_reaches_another_campaign() -> None:
     other["t_total_mean"] = 6.0
     other["op"] = mine_op = [p.op for p in ctx.points]
     ctx = tables.Context(ctx.cfg, ctx.points, ctx.summary.assign(op=mine_op))
-    rows = compare.campaign_rows(ctx, other)
+    rows = campaign_rows(ctx, other)
     assert len(rows) == 2 and all(r["reference"] == pytest.approx(6.0) for r in rows)
     assert {r["measured"] for r in rows} == {3.0, 1.0}  # this campaign's means
 
@@ -504,11 +512,11 @@ def test_a_verdict_needs_the_interval_of_the_measured_side() -> None:
         "slower": {"cipher": "aes-256-*"},
         "expect": 1.4,
     }
-    (row,) = compare.claim_rows(ctx, [claim], None)
-    assert row["verdict"] == compare.HOLDS and "[" in row["numbers"]
+    (row,) = claim_rows(ctx, [claim], None)
+    assert row["verdict"] == HOLDS and "[" in row["numbers"]
     bare = ctx.summary.drop(columns=["t_total_ci_low", "t_total_ci_high"])
     ctx = tables.Context(ctx.cfg, ctx.points, bare)
-    (row,) = compare.claim_rows(ctx, [claim], None)
+    (row,) = claim_rows(ctx, [claim], None)
     assert row["verdict"].startswith("not comparable: ")
     assert "no finite interval" in row["verdict"] and "[no interval]" in row["numbers"]
 
@@ -522,7 +530,7 @@ def test_a_claim_that_cannot_be_compared_says_why() -> None:
         "expect": [{"where": {}, "value": 2}],
         "not_comparable": "the study's times include typing a password",
     }
-    (row,) = compare.claim_rows(_ciphers(), [claim], None)
+    (row,) = claim_rows(_ciphers(), [claim], None)
     assert row["verdict"] == (
         "not comparable: the study's times include typing a password"
     )
@@ -543,9 +551,9 @@ def test_ratio_of_means_and_order_on_average() -> None:
         "expect": 7,
         "tolerance": 0.01,
     }
-    (row,) = compare.claim_rows(ctx, [mean_ratio], None)
+    (row,) = claim_rows(ctx, [mean_ratio], None)
     # the best cell per group (op): 2000 B and 1000 B give equal speeds, ratio 7
-    assert row["verdict"] == compare.HOLDS, row["numbers"]
+    assert row["verdict"] == HOLDS, row["numbers"]
     order = {
         "id": "o",
         "text": "on average",
@@ -554,8 +562,8 @@ def test_ratio_of_means_and_order_on_average() -> None:
         "order": [{"cipher": "chacha20"}, {"cipher": "aes-128-*"}],
         "aggregate": "mean",
     }
-    (row,) = compare.claim_rows(ctx, [order], None)
-    assert row["verdict"] == compare.HOLDS
+    (row,) = claim_rows(ctx, [order], None)
+    assert row["verdict"] == HOLDS
     assert "mean over 2 cells" in row["numbers"]
 
 
@@ -568,18 +576,18 @@ def test_an_interval_reaching_zero_is_valid() -> None:
         "t_total_median": 1.0,
     }
     ctx = _ctx([(p, row)], statistic="mean")
-    got = compare.measured(ctx, p, "throughput", "MB/s")
+    got = measured(ctx, p, "throughput", "MB/s")
     assert got.value == pytest.approx(1e-3)
     assert got.low == pytest.approx(1000 / 4.0 / 1e6) and got.high == float("inf")
     flat = {**row, "t_total_mean_ci_low": 1.0, "t_total_mean_ci_high": 1.0}
-    got = compare.measured(_ctx([(p, flat)], statistic="mean"), p, "throughput", "MB/s")
+    got = measured(_ctx([(p, flat)], statistic="mean"), p, "throughput", "MB/s")
     assert got.low == got.high == pytest.approx(1e-3)  # width 0: exact, still valid
 
 
 def test_a_published_cell_that_cannot_be_compared_has_no_ratio() -> None:
     pub = PUB.iloc[[0]].copy()
     pub["not_comparable"] = "the study timed a person typing a password"
-    (row,) = compare.published_rows(_pousa_like(), pub)
+    (row,) = published_rows(_pousa_like(), pub)
     assert row["measured"] == pytest.approx(2.2)  # shown, with its interval ...
     assert row["ratio"] is None and row["difference"] is None  # ... but not judged
     assert row["note"] == "not comparable: the study timed a person typing a password"
@@ -595,14 +603,14 @@ def test_power_in_watts_with_its_interval_or_the_reason() -> None:
         "joules_mean_ci_low": 8.0,
         "joules_mean_ci_high": 12.0,
     }
-    got = compare.measured(_ctx([(p, row)], statistic="mean"), p, "watts", "W")
+    got = measured(_ctx([(p, row)], statistic="mean"), p, "watts", "W")
     assert got.value == pytest.approx(5.0)
     assert (got.low, got.high) == pytest.approx((8.0 / 4.0, 12.0 / 1.0))
     # a joules cell carries its own interval, not its time's
-    j = compare.measured(_ctx([(p, row)], statistic="mean"), p, "joules", "J")
+    j = measured(_ctx([(p, row)], statistic="mean"), p, "joules", "J")
     assert (j.low, j.high) == pytest.approx((8.0, 12.0))
     bare = {k: v for k, v in row.items() if not k.startswith("joules")}
-    got = compare.measured(_ctx([(p, bare)], statistic="mean"), p, "watts", "W")
+    got = measured(_ctx([(p, bare)], statistic="mean"), p, "watts", "W")
     assert got.value is None and "no energy measured" in got.why
 
 
@@ -620,12 +628,12 @@ def test_a_stated_difference_of_times_with_its_interval() -> None:
         "expect": 2000,
         "tolerance": 0.01,
     }
-    (row,) = compare.claim_rows(_ciphers(), [claim], None)
+    (row,) = claim_rows(_ciphers(), [claim], None)
     # 7000 s - 5000 s = 2000 s = 2e6 ms: far from 2000 ms
-    assert row["verdict"] == compare.FAILS
+    assert row["verdict"] == FAILS
     assert row["numbers"].startswith("difference 2e+06 [")
-    (row,) = compare.claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
-    assert row["verdict"] == compare.HOLDS
+    (row,) = claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
+    assert row["verdict"] == HOLDS
 
 
 def test_an_unbounded_interval_gives_no_verdict() -> None:
@@ -646,8 +654,8 @@ def test_an_unbounded_interval_gives_no_verdict() -> None:
         "slower": {"cipher": "aes-*"},
         "expect": 2,
     }
-    (r,) = compare.claim_rows(ctx, [claim], None)
-    assert r["verdict"] == compare.NO_INTERVAL and "inf]" in r["numbers"]
+    (r,) = claim_rows(ctx, [claim], None)
+    assert r["verdict"] == NO_INTERVAL and "inf]" in r["numbers"]
     nowatt = {**claim, "quantity": "watts", "unit": "W"}
-    (r,) = compare.claim_rows(ctx, [nowatt], None)
-    assert r["verdict"] == compare.UNTESTED and "no energy measured" in r["numbers"]
+    (r,) = claim_rows(ctx, [nowatt], None)
+    assert r["verdict"] == UNTESTED and "no energy measured" in r["numbers"]
