@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
+from ciphersweep.analysis.compare import write
 from ciphersweep.analysis.compare.campaign import campaign_rows
 from ciphersweep.analysis.compare.claims import (
     FAILS,
@@ -24,6 +26,7 @@ from ciphersweep.analysis.compare.published import (
 from ciphersweep.analysis.compare.references import reference_rows, violations
 from ciphersweep.analysis.compare.sources import measured
 from ciphersweep.analysis.tables import model as tables
+from ciphersweep.analysis.tables import registry
 from ciphersweep.plan import config
 from ciphersweep.plan.sweep import Point
 from support import base_config
@@ -444,11 +447,16 @@ def _mean_ctx(**cfg) -> tables.Context:
         "t_total_ci_low": 0.9,
         "t_total_ci_high": 1.1,
         "t_total_mean": 3.0,
-        "t_total_mean_ci_low": 2.0,
-        "t_total_mean_ci_high": 4.0,
+        "t_total_mean_ci_low": 2.9,
+        "t_total_mean_ci_high": 3.1,
     }
-    dec = _p("seq", "1KiB", 1024, op="decrypt")
-    return _ctx([(SEQ, row), (dec, {**row, "t_total_mean": 1.0})], **cfg)
+    dec = {
+        **row,
+        "t_total_mean": 1.0,
+        "t_total_mean_ci_low": 0.95,
+        "t_total_mean_ci_high": 1.05,
+    }
+    return _ctx([(SEQ, row), (_p("seq", "1KiB", 1024, op="decrypt"), dec)], **cfg)
 
 
 def test_campaign_statistic_reaches_published_rows_and_claims() -> None:
@@ -488,6 +496,69 @@ def test_campaign_statistic_reaches_published_rows_and_claims() -> None:
     assert published_rows(ctx, pub)[0]["measured"] == pytest.approx(1000.0)
     out = claim_rows(ctx, [{**claim, "statistic": "median"}], None)
     assert out[0]["verdict"] == FAILS
+
+
+def _write_compare_files(tmp_path: Path) -> dict:
+    """A published row (encryption time, 3 s printed) and two claims, as files."""
+    pub = PUB.iloc[[0]].assign(value="3", unit="s", op="encrypt")
+    pub.to_csv(tmp_path / "pub.csv", index=False)
+    claims = [
+        {
+            "id": "v",
+            "text": "encryption takes 3 s",
+            "kind": "values",
+            "quantity": "t_total",
+            "unit": "s",
+            "expect": [{"where": {"op": "encrypt"}, "value": 3.0}],
+        },
+        {
+            "id": "f",
+            "text": "decryption 3x faster",
+            "kind": "factor",
+            "quantity": "t_total",
+            "faster": {"op": "decrypt"},
+            "slower": {"op": "encrypt"},
+            "pair_by": ["size"],
+            "expect": 3,
+        },
+    ]
+    (tmp_path / "claims.yaml").write_text(yaml.safe_dump({"claims": claims}))
+    return {
+        "published": str(tmp_path / "pub.csv"),
+        "claims": str(tmp_path / "claims.yaml"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("statistic", "enc", "numbers"),
+    [
+        # the means: encryption 3 s [2.9, 3.1], decryption 1 s [0.95, 1.05]
+        ("mean", 3.0, ("3 [2.9, 3.1]", "median factor 3 [2.762, 3.263]")),
+        # the medians: both 1 s [0.9, 1.1] (factor 1)
+        ("median", 1.0, ("1 [0.9, 1.1]", "median factor 1 [0.8182, 1.222]")),
+    ],
+)
+def test_statistic_reaches_the_compare_files_and_the_report_tables(
+    tmp_path: Path, statistic: str, enc: float, numbers: tuple[str, str]
+) -> None:
+    """The campaign's ``statistic`` is the one every published row and claim shows:
+    in the ``compare`` rule's files and in the report's ``published`` and ``claims``
+    tables, values and intervals alike."""
+    ctx = _mean_ctx(statistic=statistic, compare=_write_compare_files(tmp_path))
+    ctx.summary.to_csv(tmp_path / "summary.csv", index=False)
+    write(ctx.cfg, ctx.points, str(tmp_path / "summary.csv"), str(tmp_path / "out"))
+    pub = pd.read_csv(tmp_path / "out" / "published.csv")
+    assert pub["measured"].tolist() == pytest.approx([enc])
+    claims = pd.read_csv(tmp_path / "out" / "claims.csv").set_index("id")
+    assert numbers[0] in claims.loc["v", "numbers"], claims.loc["v", "numbers"]
+    assert numbers[1] in claims.loc["f", "numbers"], claims.loc["f", "numbers"]
+    tables = {b.name: b.build(ctx) for b in registry.builders(ctx.cfg, ctx.points)}
+    label = "T5.2 | Secuencial | 1KB"
+    assert tables["published"].value(label, "measured") == pytest.approx(enc)
+    low, high = tables["published"].intervals[(label, "measured")]
+    assert (low, high) == pytest.approx((2.9, 3.1) if enc == 3.0 else (0.9, 1.1))
+    assert numbers[0] in tables["claims"].value("v", "numbers")
+    assert numbers[1] in tables["claims"].value("f", "numbers")
 
 
 def test_campaign_statistic_reaches_another_campaign() -> None:
