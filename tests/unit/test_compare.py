@@ -65,10 +65,22 @@ def _pousa_like() -> tables.Context:
                     "t_compute_median": 0.0022,
                     "t_total_ci_low": 0.0021,
                     "t_total_ci_high": 0.0023,
+                    "t_compute_ci_low": 0.0021,
+                    "t_compute_ci_high": 0.0023,
                 },
             ),
             # total time swamped by the distribution, compute-only time close to Ts/32
-            (MPI, {"t_total_median": 0.0011, "t_compute_median": 0.00007}),
+            (
+                MPI,
+                {
+                    "t_total_median": 0.0011,
+                    "t_compute_median": 0.00007,
+                    "t_total_ci_low": 0.00105,
+                    "t_total_ci_high": 0.00115,
+                    "t_compute_ci_low": 0.000068,
+                    "t_compute_ci_high": 0.000072,
+                },
+            ),
         ]
     )
 
@@ -219,7 +231,7 @@ def test_claims_hold_or_not_with_the_deciding_numbers() -> None:
             "expect": [
                 {"where": {"cipher": "chacha20", "size": "1000B"}, "value": 1e-6}
             ],
-            "tolerance": 0.01,
+            "tolerance": 0.05,
         },
         {
             "id": "e",
@@ -620,7 +632,7 @@ def test_ratio_of_means_and_order_on_average() -> None:
         "pair_by": ["op"],
         "aggregate": "ratio_of_means",
         "expect": 7,
-        "tolerance": 0.01,
+        "tolerance": 0.05,
     }
     (row,) = claim_rows(ctx, [mean_ratio], None)
     # the best cell per group (op): 2000 B and 1000 B give equal speeds, ratio 7
@@ -703,8 +715,11 @@ def test_a_stated_difference_of_times_with_its_interval() -> None:
     # 7000 s - 5000 s = 2000 s = 2e6 ms: far from 2000 ms
     assert row["verdict"] == FAILS
     assert row["numbers"].startswith("difference 2e+06 [")
-    (row,) = claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
+    # its interval 1.88e6 .. 2.12e6 ms lies within 2e6 ±10%, not within ±1%
+    (row,) = claim_rows(_ciphers(), [{**claim, "expect": 2e6, "tolerance": 0.1}], None)
     assert row["verdict"] == HOLDS
+    (row,) = claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
+    assert row["verdict"].startswith("undecided: ")
 
 
 def test_an_unbounded_interval_gives_no_verdict() -> None:
@@ -730,3 +745,102 @@ def test_an_unbounded_interval_gives_no_verdict() -> None:
     nowatt = {**claim, "quantity": "watts", "unit": "W"}
     (r,) = claim_rows(ctx, [nowatt], None)
     assert r["verdict"] == UNTESTED and "no energy measured" in r["numbers"]
+
+
+def _close_pair(spread: float) -> tables.Context:
+    """ChaCha20 1.0 s and AES 1.1 s per cell, each with a +-``spread`` interval."""
+    rows = []
+    for cipher, t in (("chacha20", 1.0), ("aes-128-ecb", 1.1)):
+        p = _p("openssl", "1000B", 1000, impl="evp", cipher=cipher)
+        row = {
+            "t_total_median": t,
+            "t_total_ci_low": t * (1 - spread),
+            "t_total_ci_high": t * (1 + spread),
+        }
+        rows.append((p, row))
+    return _ctx(rows)
+
+
+CLOSE_CLAIMS = [
+    {
+        "id": "order",
+        "text": "ChaCha20 faster than AES",
+        "kind": "order",
+        "quantity": "t_total",
+        "order": [{"cipher": "chacha20"}, {"cipher": "aes-*"}],
+    },
+    {
+        "id": "factor",
+        "text": "ChaCha20 1.1x AES",
+        "kind": "factor",
+        "quantity": "t_total",
+        "faster": {"cipher": "chacha20"},
+        "slower": {"cipher": "aes-*"},
+        "expect": 1.1,
+        "tolerance": 0.05,
+    },
+    {
+        "id": "values",
+        "text": "ChaCha20 takes 1 s",
+        "kind": "values",
+        "quantity": "t_total",
+        "unit": "s",
+        "expect": [{"where": {"cipher": "chacha20"}, "value": 1.0}],
+        "tolerance": 0.05,
+    },
+]
+
+
+def test_an_interval_too_wide_to_decide_gives_no_verdict() -> None:
+    """A claim whose measured intervals reach both a holding and a failing value is
+    undecided, with the reason, whatever its point estimates say."""
+    tight = {r["id"]: r for r in claim_rows(_close_pair(0.01), CLOSE_CLAIMS, None)}
+    assert {k: r["verdict"] for k, r in tight.items()} == {
+        "order": HOLDS,
+        "factor": HOLDS,
+        "values": HOLDS,
+    }
+    wide = {r["id"]: r for r in claim_rows(_close_pair(0.2), CLOSE_CLAIMS, None)}
+    assert (
+        wide["order"]["verdict"] == "undecided: the intervals overlap in 1 of 1 cells"
+    )
+    assert "1 [0.8, 1.2] / 1.1 [0.88, 1.32]" in wide["order"]["numbers"]
+    assert wide["factor"]["verdict"] == (
+        "undecided: its interval reaches both sides of 1.1 ±5%"
+    )
+    assert "median factor 1.1 [0.7333, 1.65]" in wide["factor"]["numbers"]
+    assert wide["values"]["verdict"] == (
+        "undecided: the interval reaches both within and beyond ±5% in cipher=chacha20"
+    )
+    # clear of the stated range or order the wrong way round: does not hold
+    wrong = [
+        {**CLOSE_CLAIMS[0], "order": CLOSE_CLAIMS[0]["order"][::-1]},
+        {**CLOSE_CLAIMS[1], "expect": 3},
+        {**CLOSE_CLAIMS[2], "expect": [{"where": {"cipher": "chacha20"}, "value": 2}]},
+    ]
+    out = claim_rows(_close_pair(0.01), wrong, None)
+    assert [r["verdict"] for r in out] == [FAILS, FAILS, FAILS]
+    # at_least: undecided while the interval reaches below the stated minimum
+    least = {**CLOSE_CLAIMS[1], "at_least": True}
+    (row,) = claim_rows(_close_pair(0.2), [least], None)
+    assert row["verdict"] == "undecided: its interval reaches both sides of >= 1.1"
+
+
+def test_the_closest_quantity_needs_intervals_that_tell_it() -> None:
+    """Which quantity a printed number is nearest to is said only when the measured
+    intervals tell it; otherwise the row says why not."""
+    mpi = PUB.iloc[[1]]
+    ctx = _pousa_like()
+    wide = ctx.summary.copy()
+    wide.loc[1, "t_compute_ci_low"] = 0.00001  # compute speedup 31 [1.05, 230]
+    wide.loc[1, "t_compute_ci_high"] = 0.002
+    rows = published_rows(tables.Context(ctx.cfg, ctx.points, wide), mpi)
+    by = {r["measure"]: r["closest"] for r in rows}
+    assert by == {
+        "speedup": "",
+        "speedup_compute": "undecided: the intervals of speedup_compute and speedup "
+        "reach equally near the printed number",
+    }
+    bare = ctx.summary.drop(columns=["t_compute_ci_low", "t_compute_ci_high"])
+    rows = published_rows(tables.Context(ctx.cfg, ctx.points, bare), mpi)
+    assert rows[1]["closest"] == "undecided: no finite interval for speedup_compute"

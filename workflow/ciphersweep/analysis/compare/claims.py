@@ -1,10 +1,13 @@
 """A study's stated findings checked on the campaign's measurements: a claim holds or
 does not hold here, is not measured here, or cannot be compared (with the reason);
 kind ``paper`` says whether the study's own printed numbers agree. A verdict is given
-only with the finite interval of every number that decides it."""
+only with the finite interval of every number that decides it, and that interval
+decides it: holds when it lies wholly within what was stated, does not hold when it
+lies wholly outside, undecided (with the reason) when it reaches both."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,9 +15,11 @@ import pandas as pd
 
 from ciphersweep.analysis.compare.intervals import (
     bounded,
+    decide,
     difference,
     factor,
     mean_of,
+    ordered,
     show,
 )
 from ciphersweep.analysis.compare.sources import (
@@ -28,6 +33,8 @@ from ciphersweep.analysis.tables import layouts
 from ciphersweep.analysis.tables.model import Context, Measured
 
 HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
+# the measured intervals reach both a holding and a failing value: no verdict
+UNDECIDED = "undecided"
 NO_INTERVAL = (
     "not comparable: a deciding number has no finite interval (too few repetitions?)"
 )
@@ -71,10 +78,30 @@ def _why_none(ctx: Context, c: dict[str, Any], sides: list[dict[str, Any]]) -> s
     return "no cell has every side"
 
 
+def _band(expect: float, tol: float) -> tuple[float, float]:
+    """The values within ``tol`` (a fraction) of ``expect`` (``|v| <= tol`` for 0)."""
+    if not expect:
+        return -tol, tol
+    ends = sorted((expect * (1 - tol), expect * (1 + tol)))
+    return ends[0], ends[1]
+
+
+def _outcome(decided: list[tuple[str, bool | None]], what: str) -> str:
+    """Does not hold where a cell's interval lies clear of what was stated, holds
+    where every cell's lies inside, undecided (naming the cells) otherwise."""
+    if any(ok is False for _, ok in decided):
+        return FAILS
+    open_ = [label for label, ok in decided if ok is None]
+    if open_:
+        more = " ..." if len(open_) > 3 else ""
+        return f"{UNDECIDED}: {what} in {'; '.join(open_[:3])}{more}"
+    return HOLDS
+
+
 def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     base = selector(c.get("where", {}))
     q, tol = c["quantity"], float(c.get("tolerance", 0.1))
-    parts, ok, missing, got_all = [], True, False, []
+    parts, decided, missing, got_all = [], [], False, []
     for e in c["expect"]:
         got = cell(
             ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"), _stat(c)
@@ -85,11 +112,14 @@ def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
             missing = True
             continue
         got_all.append(got)
-        ok = ok and _within(got.value, float(e["value"]), tol)
+        decided.append((label, decide(got, *_band(float(e["value"]), tol))))
     numbers = "; ".join(parts) + f"; tolerance ±{tol:.0%}"
-    if missing and ok:
+    if missing and all(ok is not False for _, ok in decided):
         return UNTESTED, numbers
-    return (HOLDS if ok else FAILS) if bounded(got_all) else NO_INTERVAL, numbers
+    if not bounded(got_all):
+        return NO_INTERVAL, numbers
+    what = f"the interval reaches both within and beyond ±{tol:.0%}"
+    return _outcome(decided, what), numbers
 
 
 def _groups(
@@ -144,7 +174,6 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     got = _aggregate(agg, f, s, is_time)
     assert got.value is not None
     expect, tol = float(c["expect"]), float(c.get("tolerance", 0.25))
-    ok = got.value >= expect if c.get("at_least") else _within(got.value, expect, tol)
     cells = ", ".join(
         f"{' '.join(k)}: {factor(a, b, is_time).value:.3g}"
         for k, a, b in zip(common, f, s, strict=True)
@@ -152,8 +181,13 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
     what = "difference" if agg == "difference" else f"{agg} factor"
     numbers = f"{what} {show(got)} (stated {rule}); {cells}"
-    verdict = (HOLDS if ok else FAILS) if bounded([got]) else NO_INTERVAL
-    return verdict, numbers
+    if not bounded([got]):
+        return NO_INTERVAL, numbers
+    band = (expect, math.inf) if c.get("at_least") else _band(expect, tol)
+    ok = decide(got, *band)
+    if ok is None:
+        return f"{UNDECIDED}: its interval reaches both sides of {rule}", numbers
+    return (HOLDS if ok else FAILS), numbers
 
 
 def _order_cells(
@@ -168,29 +202,44 @@ def _order_cells(
     return [" ".join(k) for k in common], [tuple(s[k] for s in sides) for k in common]
 
 
+def _listed(cells: list[tuple[str, tuple[Measured, ...]]], limit: int = 0) -> str:
+    """Cells with their sides' numbers (the first ``limit`` of them, 0: all)."""
+    shown = cells[:limit] if limit else cells
+    more = " ..." if len(shown) < len(cells) else ""
+    return (
+        "; ".join(f"{lb}: " + " / ".join(show(m) for m in ms) for lb, ms in shown)
+        + more
+    )
+
+
 def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     sides = [_groups(ctx, c, selector(s)) for s in c["order"]]
     common = sorted(set.intersection(*(set(s) for s in sides))) if sides else []
     if not common:
         return UNTESTED, _why_none(ctx, c, c["order"])
     sign = 1 if c["quantity"] in LOWER_FIRST else -1
-    labels, cells = _order_cells(c, sides, common)
-    bad = []
-    for label, ms in zip(labels, cells, strict=True):
-        vals = [sign * (m.value or 0.0) for m in ms]
-        if vals != sorted(vals):
-            bad.append(f"{label}: " + " / ".join(show(m) for m in ms))
-    every = [m for ms in cells for m in ms]
+    labels, values = _order_cells(c, sides, common)
+    cells, n = list(zip(labels, values, strict=True)), len(values)
+    if not bounded(m for ms in values for m in ms):  # the point values, no verdict
+        bad = [
+            (lb, ms)
+            for lb, ms in cells
+            if [sign * (m.value or 0.0) for m in ms]
+            != sorted(sign * (m.value or 0.0) for m in ms)
+        ]
+        if bad:
+            return NO_INTERVAL, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
+        return NO_INTERVAL, f"in order in all {n}: {_listed(cells, 3)}"
+    judged = [(lb, ms, ordered(ms, sign)) for lb, ms in cells]
+    bad = [(lb, ms) for lb, ms, ok in judged if ok is False]
     if bad:
-        verdict = FAILS if bounded(every) else NO_INTERVAL
-        return verdict, f"out of order in {len(bad)} of {len(cells)}: " + "; ".join(bad)
-    shown = "; ".join(
-        f"{lb}: " + " / ".join(show(m) for m in ms)
-        for lb, ms in list(zip(labels, cells, strict=True))[:3]
-    )
-    more = " ..." if len(cells) > 3 else ""
-    verdict = HOLDS if bounded(every) else NO_INTERVAL
-    return verdict, f"in order in all {len(cells)}: {shown}{more}"
+        return FAILS, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
+    open_ = [(lb, ms) for lb, ms, ok in judged if ok is None]
+    if open_:
+        k = len(open_)
+        verdict = f"{UNDECIDED}: the intervals overlap in {k} of {n} cells"
+        return verdict, f"intervals overlap in {k} of {n}: {_listed(open_)}"
+    return HOLDS, f"in order in all {n}: {_listed(cells, 3)}"
 
 
 def _claim_paper(pub: pd.DataFrame | None, c: dict[str, Any]) -> tuple[str, str]:

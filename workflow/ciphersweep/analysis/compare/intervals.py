@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from itertools import pairwise
 
 from ciphersweep.analysis.tables.model import Measured
 
@@ -62,3 +63,48 @@ def mean_of(ms: Sequence[Measured]) -> Measured:
         return Measured(v)
     lo = sum(m.low or 0.0 for m in ms) / len(ms)
     return Measured(v, lo, sum(m.high or 0.0 for m in ms) / len(ms))
+
+
+def decide(m: Measured, low: float, high: float) -> bool | None:
+    """Whether a measured value lies in ``[low, high]``, judged on its interval: True
+    when the whole interval lies inside, False when none of it does, None (undecided)
+    when it reaches both inside and outside (or has no interval)."""
+    if m.low is None or m.high is None:
+        return None
+    if low <= m.low and m.high <= high:
+        return True
+    if m.high < low or m.low > high:
+        return False
+    return None
+
+
+def ordered(ms: Sequence[Measured], sign: int) -> bool | None:
+    """Whether ``sign * value`` rises (or stays) along the cells, judged on their
+    intervals: True when each interval lies at or below the next, False when some
+    pair's intervals lie clear of each other the wrong way round, None (undecided)
+    when neighbouring intervals overlap (or one has no interval)."""
+    out: bool | None = True
+    for a, b in pairwise(ms):
+        if not known((a, b)):
+            return None
+        alo, ahi = sorted((sign * a.low, sign * a.high))  # type: ignore[operator]
+        blo, bhi = sorted((sign * b.low, sign * b.high))  # type: ignore[operator]
+        if alo > bhi:
+            return False
+        if ahi > blo:
+            out = None
+    return out
+
+
+def log_distance(m: Measured, paper: float) -> tuple[float, float] | None:
+    """The range of ``|log(measured / paper)|`` over the measured interval (how far
+    from the printed number it may be), None without a finite interval."""
+    if m.low is None or m.high is None or not math.isfinite(m.high) or paper <= 0:
+        return None
+    if m.high <= 0:
+        return None
+    a = math.log(m.low / paper) if m.low > 0 else -math.inf
+    b = math.log(m.high / paper)
+    if a <= 0 <= b:
+        return 0.0, max(-a, b)
+    return min(abs(a), abs(b)), max(abs(a), abs(b))

@@ -12,8 +12,9 @@ from typing import Any
 import pandas as pd
 from scipy import stats as scipy_stats
 
+from ciphersweep.analysis.compare.intervals import log_distance
 from ciphersweep.analysis.compare.sources import cell, selector
-from ciphersweep.analysis.tables.model import Context
+from ciphersweep.analysis.tables.model import Context, Measured
 
 # ------------------------------------------------------------------ rank agreement
 
@@ -95,12 +96,38 @@ def _row(ctx: Context, r: dict[str, Any], measure: str) -> dict[str, Any]:
     }
 
 
+def _distance(r: dict[str, Any]) -> tuple[float, float] | None:
+    """How far (log ratio) a row's measured interval may be from its printed number."""
+    return log_distance(Measured(r["measured"], r["ci_low"], r["ci_high"]), r["paper"])
+
+
+def _closeness(rows: list[dict[str, Any]], best: dict[str, Any]) -> str:
+    """``closest`` when the best quantity's interval lies nearer the printed number
+    than every other measured one's (in log ratio), else ``undecided:`` and why."""
+    others = [r for r in rows if r is not best and r["ratio"]]
+    if not others:  # the only quantity measured
+        return "closest"
+    near = _distance(best)
+    far = {r["measure"]: _distance(r) for r in others}
+    lacking = [m for m, d in [(best["measure"], near), *far.items()] if d is None]
+    if near is None or lacking:
+        return f"undecided: no finite interval for {', '.join(lacking)}"
+    tied = [m for m, d in far.items() if d is not None and near[1] >= d[0]]
+    if tied:
+        return (
+            f"undecided: the intervals of {best['measure']} and {', '.join(tied)} "
+            "reach equally near the printed number"
+        )
+    return "closest"
+
+
 def _mark_closest(rows: list[dict[str, Any]]) -> None:
-    """Of the quantities a printed number could be, mark the one closest to it."""
+    """Of the quantities a printed number could be, mark the one closest to it (or
+    why that cannot be told from the intervals)."""
     scored = [x for x in rows if x["ratio"]]
     if len(rows) > 1 and scored:
         best = min(scored, key=lambda x: abs(math.log(x["ratio"])))
-        best["closest"] = "closest"
+        best["closest"] = _closeness(rows, best)
 
 
 def published_rows(ctx: Context, pub: pd.DataFrame) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ _PUBLISHED_CAPTION = (
     "Measured values are in the study's unit; ratio = measured / paper; "
     "difference = measured - paper for speedups. Where a printed number could "
     "be more than one quantity (total or compute-only time), both are shown "
-    "and the closer one is marked."
+    "and the closer one is marked where the measured intervals tell it."
 )
 
 
@@ -79,8 +79,11 @@ def claims_table(ctx: Context) -> Table:
         {},
         row_header="claim",
         caption=(
-            "holds / does not hold here / not measured here, with the numbers that "
-            "decide it; kind paper: whether the study's own printed numbers agree."
+            "holds / does not hold here / undecided / not measured here, with the "
+            "numbers that decide it, each with its 95% interval: a claim holds when "
+            "the intervals lie wholly within what was stated, does not hold when they "
+            "lie wholly outside, and is undecided when they reach both; kind paper: "
+            "whether the study's own printed numbers agree."
         ),
     )
     for r in rows:
