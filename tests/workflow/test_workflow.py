@@ -269,7 +269,14 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     assert seq.ratio == pytest.approx(seq.measured / 1.133039)
     mpi = pub[(pub.row == "MPI (8 cores)") & (pub.source == "Tabla 5.3")]
     assert set(mpi.measure) == {"speedup", "speedup_compute"}
-    assert (mpi.closest == "closest").sum() == 2  # one per size
+    # one mark per size measured: the nearer quantity, or why 3 repetitions cannot
+    # tell it (a compute time's interval reaching 0 leaves its speedup unbounded)
+    marked = mpi[mpi.closest.fillna("") != ""]
+    assert sorted(marked.column) == ["1KB", "512KB"], mpi
+    for mark, measure in zip(marked.closest, marked.measure, strict=True):
+        assert mark.startswith("undecided: ") or (
+            mark == "closest" and measure == "speedup_compute"
+        ), (mark, measure)
     cuda = pub[pub.row == "CUDA"]
     assert cuda.measured.isna().all()
     assert (cuda.note == "not measured by this campaign").all()
