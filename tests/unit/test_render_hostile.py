@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from ciphersweep.analysis import compare, render
+from ciphersweep.analysis import render
+from ciphersweep.analysis.compare.output import COLUMNS, markdown
 from ciphersweep.analysis.tables.model import Table
 
 HOSTILE = [
@@ -75,11 +76,11 @@ def test_html_escapes_the_text(text: str) -> None:
 
 
 def test_claim_texts_keep_their_cells() -> None:
-    rows = [{c: "x | y\nz" for c in compare.COLUMNS["claims"]}]
-    md = compare._markdown("claims", rows)
+    rows = [{c: "x | y\nz" for c in COLUMNS["claims"]}]
+    md = markdown("claims", rows)
     lines = md.splitlines()
     assert len(lines) == 3
-    n = len(compare.COLUMNS["claims"]) + 1
+    n = len(COLUMNS["claims"]) + 1
     assert all(_unescaped_pipes(ln) == n for ln in lines), lines
 
 

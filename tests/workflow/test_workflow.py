@@ -269,14 +269,25 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     assert seq.ratio == pytest.approx(seq.measured / 1.133039)
     mpi = pub[(pub.row == "MPI (8 cores)") & (pub.source == "Tabla 5.3")]
     assert set(mpi.measure) == {"speedup", "speedup_compute"}
-    assert (mpi.closest == "closest").sum() == 2  # one per size
+    # one mark per size measured: the nearer quantity, or why 3 repetitions cannot
+    # tell it (a compute time's interval reaching 0 leaves its speedup unbounded)
+    marked = mpi[mpi.closest.fillna("") != ""]
+    assert sorted(marked.column) == ["1KB", "512KB"], mpi
+    for mark, measure in zip(marked.closest, marked.measure, strict=True):
+        assert mark.startswith("undecided: ") or (
+            mark == "closest" and measure == "speedup_compute"
+        ), (mark, measure)
     cuda = pub[pub.row == "CUDA"]
     assert cuda.measured.isna().all()
     assert (cuda.note == "not measured by this campaign").all()
     claims = pd.read_csv(res / "compare" / "claims.csv").set_index("id")
     assert claims.loc["cuda-507-total", "verdict"] == "the paper contradicts itself"
     assert claims.loc["speedup-is-ts-over-tp-mpi32", "verdict"] == "consistent"
-    assert claims.loc["omp-mpi8-similar", "verdict"] in ("holds", "does not hold")
+    # 3 repetitions: the factor's interval may reach both sides of the stated 1 ±15%
+    similar = claims.loc["omp-mpi8-similar", "verdict"]
+    assert similar in ("holds", "does not hold") or similar == (
+        "undecided: its interval reaches both sides of 1 ±15%"
+    ), similar
     ranks = pd.read_csv(res / "compare" / "ranks.csv")
     assert (ranks.cells >= 2).any()
     # the same comparison as tables (rendered with footnotes) and in the report

@@ -79,12 +79,15 @@ def status_cell(row: dict[str, Any] | None) -> tuple[str, str] | None:
 
 @dataclass(frozen=True)
 class Measured:
-    """A cell value with its interval; ``note`` flags a cell wider than the target."""
+    """A cell value with its interval; ``note`` flags a cell wider than the target.
+    ``low``/``high`` None: no interval is known; ``value`` None: nothing was measured,
+    ``why`` says why (the comparisons with a study show such cells as n/a)."""
 
-    value: float
-    low: float
-    high: float
+    value: float | None
+    low: float | None = None
+    high: float | None = None
     note: str | None = None
+    why: str = ""
 
 
 @dataclass

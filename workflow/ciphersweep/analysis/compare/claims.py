@@ -1,0 +1,292 @@
+"""A study's stated findings checked on the campaign's measurements: a claim holds or
+does not hold here, is not measured here, or cannot be compared (with the reason);
+kind ``paper`` says whether the study's own printed numbers agree. A verdict is given
+only with the finite interval of every number that decides it, and that interval
+decides it: holds when it lies wholly within what was stated, does not hold when it
+lies wholly outside, undecided (with the reason) when it reaches both."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from ciphersweep.analysis.compare.intervals import (
+    bounded,
+    decide,
+    difference,
+    factor,
+    mean_of,
+    ordered,
+    show,
+)
+from ciphersweep.analysis.compare.sources import (
+    LOWER_FIRST,
+    cell,
+    matching,
+    measured,
+    selector,
+)
+from ciphersweep.analysis.tables import layouts
+from ciphersweep.analysis.tables.model import Context, Measured
+
+HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
+# the measured intervals reach both a holding and a failing value: no verdict
+UNDECIDED = "undecided"
+NO_INTERVAL = (
+    "not comparable: a deciding number has no finite interval (too few repetitions?)"
+)
+
+
+def _paper_value(pub: pd.DataFrame | None, ref: dict[str, Any]) -> float | None:
+    if "const" in ref:
+        return float(ref["const"])
+    if pub is None:
+        return None
+    hit = pub[
+        (pub["source"] == str(ref["source"]))
+        & (pub["row"] == str(ref["row"]))
+        & (pub["column"] == str(ref["column"]))
+    ]
+    return float(hit["value"].iloc[0]) if len(hit) else None
+
+
+def _within(v: float, expect: float, tol: float) -> bool:
+    return abs(v / expect - 1) <= tol if expect else abs(v) <= tol
+
+
+def _stat(c: dict[str, Any]) -> str | None:
+    """A claim's own statistic (None: the campaign's)."""
+    return c.get("statistic") or None
+
+
+def _unit(c: dict[str, Any]) -> str:
+    """The unit a claim's numbers are in (seconds for a time, else a factor)."""
+    return c.get("unit", "s" if c["quantity"] in layouts.TIMES_ALL else "x")
+
+
+def _why_none(ctx: Context, c: dict[str, Any], sides: list[dict[str, Any]]) -> str:
+    """Why no cell has every side: the first reason a side's points give."""
+    where = selector(c.get("where", {}))
+    for side in sides:
+        for p in matching(ctx.points, {**where, **selector(side)}):
+            got = measured(ctx, p, c["quantity"], _unit(c), _stat(c))
+            if got.value is None:
+                return f"no cell has every side ({got.why})"
+    return "no cell has every side"
+
+
+def _band(expect: float, tol: float) -> tuple[float, float]:
+    """The values within ``tol`` (a fraction) of ``expect`` (``|v| <= tol`` for 0)."""
+    if not expect:
+        return -tol, tol
+    ends = sorted((expect * (1 - tol), expect * (1 + tol)))
+    return ends[0], ends[1]
+
+
+def _outcome(decided: list[tuple[str, bool | None]], what: str) -> str:
+    """Does not hold where a cell's interval lies clear of what was stated, holds
+    where every cell's lies inside, undecided (naming the cells) otherwise."""
+    if any(ok is False for _, ok in decided):
+        return FAILS
+    open_ = [label for label, ok in decided if ok is None]
+    if open_:
+        more = " ..." if len(open_) > 3 else ""
+        return f"{UNDECIDED}: {what} in {'; '.join(open_[:3])}{more}"
+    return HOLDS
+
+
+def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    base = selector(c.get("where", {}))
+    q, tol = c["quantity"], float(c.get("tolerance", 0.1))
+    parts, decided, missing, got_all = [], [], False, []
+    for e in c["expect"]:
+        got = cell(
+            ctx, {**base, **selector(e["where"])}, q, c.get("unit", "x"), _stat(c)
+        )
+        label = " ".join(f"{k}={v}" for k, v in selector(e["where"]).items())
+        parts.append(f"{label}: {show(got)} (stated {e['value']})")
+        if got.value is None:
+            missing = True
+            continue
+        got_all.append(got)
+        decided.append((label, decide(got, *_band(float(e["value"]), tol))))
+    numbers = "; ".join(parts) + f"; tolerance ±{tol:.0%}"
+    if missing and all(ok is not False for _, ok in decided):
+        return UNTESTED, numbers
+    if not bounded(got_all):
+        return NO_INTERVAL, numbers
+    what = f"the interval reaches both within and beyond ±{tol:.0%}"
+    return _outcome(decided, what), numbers
+
+
+def _groups(
+    ctx: Context, c: dict[str, Any], sel: dict[str, Any]
+) -> dict[tuple[str, ...], Measured]:
+    """Cell value per group of the points a selector picks (the best of several); the
+    groups are the values of the claim's ``pair_by`` axes (default: size and op)."""
+    where, q = selector(c.get("where", {})), c["quantity"]
+    axes = c.get("pair_by", ["size", "op"])
+    out: dict[tuple[str, ...], Measured] = {}
+    sign = 1 if q in LOWER_FIRST else -1
+    for p in matching(ctx.points, {**where, **sel}):
+        got = measured(ctx, p, q, _unit(c), _stat(c))
+        if got.value is None:
+            continue
+        key = tuple(layouts.axis_value(p, a, {}) for a in axes)
+        if key not in out or sign * got.value < sign * (out[key].value or 0.0):
+            out[key] = got
+    return out
+
+
+def _aggregate(
+    agg: str, fast: list[Measured], slow: list[Measured], is_time: bool
+) -> Measured:
+    """One factor from the cells: the largest, smallest or median cell factor, or
+    (``ratio_of_means``) the factor between the two sides' mean values."""
+    if agg == "ratio_of_means":
+        return factor(mean_of(fast), mean_of(slow), is_time)
+    if agg == "difference":  # how much better, in the quantity's unit
+        return difference(mean_of(fast), mean_of(slow), is_time)
+    factors = sorted(
+        (factor(f, s, is_time) for f, s in zip(fast, slow, strict=True)),
+        key=lambda m: m.value or 0.0,
+    )
+    if agg == "max":
+        return factors[-1]
+    if agg == "min":
+        return factors[0]
+    n = len(factors)
+    return factors[n // 2] if n % 2 else mean_of(factors[n // 2 - 1 : n // 2 + 1])
+
+
+def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    fast = _groups(ctx, c, selector(c["faster"]))
+    slow = _groups(ctx, c, selector(c["slower"]))
+    common = sorted(set(fast) & set(slow))
+    if not common:
+        return UNTESTED, _why_none(ctx, c, [c["faster"], c["slower"]])
+    is_time = c["quantity"] in LOWER_FIRST
+    agg = c.get("aggregate", "median")
+    f, s = [fast[k] for k in common], [slow[k] for k in common]
+    got = _aggregate(agg, f, s, is_time)
+    assert got.value is not None
+    expect, tol = float(c["expect"]), float(c.get("tolerance", 0.25))
+    cells = ", ".join(
+        f"{' '.join(k)}: {factor(a, b, is_time).value:.3g}"
+        for k, a, b in zip(common, f, s, strict=True)
+    )
+    rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
+    what = "difference" if agg == "difference" else f"{agg} factor"
+    numbers = f"{what} {show(got)} (stated {rule}); {cells}"
+    if not bounded([got]):
+        return NO_INTERVAL, numbers
+    band = (expect, math.inf) if c.get("at_least") else _band(expect, tol)
+    ok = decide(got, *band)
+    if ok is None:
+        return f"{UNDECIDED}: its interval reaches both sides of {rule}", numbers
+    return (HOLDS if ok else FAILS), numbers
+
+
+def _order_cells(
+    c: dict[str, Any], sides: list[dict[tuple[str, ...], Measured]], common: list[Any]
+) -> tuple[list[str], list[tuple[Measured, ...]]]:
+    """The cells an order is checked in: each common group, or ("on average") the
+    sides' means over them."""
+    if c.get("aggregate") == "mean":
+        return [f"mean over {len(common)} cells"], [
+            tuple(mean_of([s[k] for k in common]) for s in sides)
+        ]
+    return [" ".join(k) for k in common], [tuple(s[k] for s in sides) for k in common]
+
+
+def _listed(cells: list[tuple[str, tuple[Measured, ...]]], limit: int = 0) -> str:
+    """Cells with their sides' numbers (the first ``limit`` of them, 0: all)."""
+    shown = cells[:limit] if limit else cells
+    more = " ..." if len(shown) < len(cells) else ""
+    return (
+        "; ".join(f"{lb}: " + " / ".join(show(m) for m in ms) for lb, ms in shown)
+        + more
+    )
+
+
+def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    sides = [_groups(ctx, c, selector(s)) for s in c["order"]]
+    common = sorted(set.intersection(*(set(s) for s in sides))) if sides else []
+    if not common:
+        return UNTESTED, _why_none(ctx, c, c["order"])
+    sign = 1 if c["quantity"] in LOWER_FIRST else -1
+    labels, values = _order_cells(c, sides, common)
+    cells, n = list(zip(labels, values, strict=True)), len(values)
+    if not bounded(m for ms in values for m in ms):  # the point values, no verdict
+        bad = [
+            (lb, ms)
+            for lb, ms in cells
+            if [sign * (m.value or 0.0) for m in ms]
+            != sorted(sign * (m.value or 0.0) for m in ms)
+        ]
+        if bad:
+            return NO_INTERVAL, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
+        return NO_INTERVAL, f"in order in all {n}: {_listed(cells, 3)}"
+    judged = [(lb, ms, ordered(ms, sign)) for lb, ms in cells]
+    bad = [(lb, ms) for lb, ms, ok in judged if ok is False]
+    if bad:
+        return FAILS, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
+    open_ = [(lb, ms) for lb, ms, ok in judged if ok is None]
+    if open_:
+        k = len(open_)
+        verdict = f"{UNDECIDED}: the intervals overlap in {k} of {n} cells"
+        return verdict, f"intervals overlap in {k} of {n}: {_listed(open_)}"
+    return HOLDS, f"in order in all {n}: {_listed(cells, 3)}"
+
+
+def _claim_paper(pub: pd.DataFrame | None, c: dict[str, Any]) -> tuple[str, str]:
+    v = _paper_value(pub, c["value"])
+    num, den = (_paper_value(pub, x) for x in c["ratio"])
+    if v is None or num is None or den is None or den == 0:
+        return UNTESTED, "a referenced published cell is missing"
+    tol = float(c.get("tolerance", 0.01))
+    ratio = num / den
+    ok = _within(v, ratio, tol)
+    verdict = "consistent" if ok else "the paper contradicts itself"
+    return verdict, f"printed {v:.6g}; {num:.6g} / {den:.6g} = {ratio:.6g}"
+
+
+def _judge(
+    ctx: Context, c: dict[str, Any], pub: pd.DataFrame | None
+) -> tuple[str, str]:
+    """A claim's verdict and the numbers that decide it."""
+    if c.get("not_comparable"):
+        return f"not comparable: {c['not_comparable']}", ""
+    if c["kind"] == "paper":
+        return _claim_paper(pub, c)
+    if c["kind"] == "values":
+        return _claim_values(ctx, c)
+    if c["kind"] == "factor":
+        return _claim_factor(ctx, c)
+    return _claim_order(ctx, c)
+
+
+def claim_rows(
+    ctx: Context, claims: Sequence[dict[str, Any]], pub: pd.DataFrame | None
+) -> list[dict[str, Any]]:
+    """Every claim: holds / does not hold here (or, for kind paper, whether the study's
+    own numbers agree), with the numbers that decide it."""
+    out = []
+    for c in claims:
+        verdict, numbers = _judge(ctx, c, pub)
+        if c.get("note"):
+            numbers += f" ({c['note']})"
+        out.append(
+            {
+                "id": c["id"],
+                "claim": c["text"],
+                "source": c.get("source", ""),
+                "kind": c["kind"],
+                "verdict": verdict,
+                "numbers": numbers,
+            }
+        )
+    return out
