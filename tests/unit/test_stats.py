@@ -11,6 +11,7 @@ from fractions import Fraction
 import pandas as pd
 import pytest
 from ciphersweep.analysis import render
+from ciphersweep.analysis.tables import generic
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.core import stats
 from ciphersweep.plan.sweep import Point
@@ -147,7 +148,7 @@ def _speedup_table(seq: list[float], mpi1: list[float], target: float = 0.02):
         )
     cfg = {"baseline": {"backend": "seq"}, "precision": {"target": target}}
     ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
-    return tables.build_speedup(ctx), tables.build_time(ctx)
+    return generic.build_speedup(ctx), generic.build_time(ctx)
 
 
 def test_noisy_one_rank_speedup_is_flagged() -> None:
@@ -202,7 +203,7 @@ def test_mean_statistic_is_used_when_chosen() -> None:
 
 
 def test_plots_draw_intervals_and_hollow_wide_points() -> None:
-    from ciphersweep.analysis import plots
+    from ciphersweep.analysis.plots import speedup, timing
 
     rng = random.Random(3)
     seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
@@ -222,16 +223,16 @@ def test_plots_draw_intervals_and_hollow_wide_points() -> None:
             if ln.get_markerfacecolor() == "white"
         ]
 
-    fig = plots.plot_time(ctx)
+    fig = timing.plot_time(ctx)
     assert hollow_x(fig.axes[0]) == [[1 << 20]]  # the mpi point only
     assert any("hollow" in t.get_text() for t in fig.texts)
-    assert hollow_x(plots.plot_throughput(ctx).axes[0]) == [[0]]
-    assert hollow_x(plots.plot_speedup(ctx).axes[0]) == [[1]]  # its speedup too
-    ((_pt_mpi, s, (lo, hi), _, wide),) = plots.speedup_points(ctx)["mpi"]
+    assert hollow_x(timing.plot_throughput(ctx).axes[0]) == [[0]]
+    assert hollow_x(speedup.plot_speedup(ctx).axes[0]) == [[1]]  # its speedup too
+    ((_pt_mpi, s, (lo, hi), _, wide),) = speedup.speedup_points(ctx)["mpi"]
     assert wide and lo < s < hi
     same = [{**rows[0], "point": p.id} for p in (seq_p, mpi_p)]
     ctx_ok = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(same))
-    assert hollow_x(plots.plot_time(ctx_ok).axes[0]) == []
+    assert hollow_x(timing.plot_time(ctx_ok).axes[0]) == []
 
 
 def test_c_calibration_uses_the_same_ranks() -> None:
@@ -286,7 +287,7 @@ def test_python_calibration_stops_like_the_kernels() -> None:
 
 
 def test_layout_tables_flag_wide_cells_too() -> None:
-    from ciphersweep.analysis.tables import layouts
+    from ciphersweep.analysis.tables import layout_tables
 
     seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=2)
     rng = random.Random(9)
@@ -306,7 +307,7 @@ def test_layout_tables_flag_wide_cells_too() -> None:
         ],
     }
     ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
-    built = {t.name: t for t in layouts.build(ctx)}
+    built = {t.name: t for t in layout_tables.build(ctx)}
     lt, ls = built["lt"], built["ls"]
     assert ("seq", "1MiB") not in lt.notes  # 11 equal reps: tight
     assert "wider than the ±2% target" in lt.notes[("mpi", "1MiB")]
@@ -319,7 +320,7 @@ def test_layout_tables_flag_wide_cells_too() -> None:
         [seq_p],
         pd.DataFrame([{"point": seq_p.id, "status": "ok", "t_total_median": 1.0}]),
     )
-    assert tables.build_time(old).notes == {}
+    assert generic.build_time(old).notes == {}
 
 
 def test_headline_speedup_carries_its_interval_and_flag() -> None:
@@ -341,7 +342,7 @@ def test_mean_statistic_in_the_tables() -> None:
     seq_p = _pt("seq")
     rows = [{"point": seq_p.id, "status": "ok", **stats.summarize(xs)}]
     ctx = tables.Context({"statistic": "mean"}, [seq_p], pd.DataFrame(rows))
-    t = tables.build_time(ctx)
+    t = generic.build_time(ctx)
     assert t.value("seq", "1MiB") == pytest.approx(2.0) and "mean" in t.title
     assert "95% CI of the mean" in t.notes[("seq", "1MiB")]  # 12.0 makes it wide
 
