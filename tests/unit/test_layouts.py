@@ -297,3 +297,25 @@ def test_campaign_statistic_reaches_every_layout_and_measure() -> None:
     assert {t.name: t for t in layout_tables.build(ctx)}["g"].cells[
         ("seq", "1KiB")
     ] == pytest.approx(1.0)
+
+
+def test_layout_defaults_are_the_schemas() -> None:
+    """The schema's ``$defs.layout`` holds every layout default; each item of
+    ``tables:`` gets them (and the campaign's statistic, the value's first unit)."""
+    props = config.schema()["$defs"]["layout"]["properties"]
+    written = {k: v["default"] for k, v in props.items() if "default" in v}
+    assert written == layouts.defaults()
+    assert {"time", "rows", "columns", "where", "rename", "digits"} <= set(written)
+    cfg = config.validate(
+        base_config(
+            statistic="mean",
+            tables=[
+                {"name": "a", "value": "throughput"},
+                {"name": "b", "value": "t_total", "digits": 6, "rows": ["backend"]},
+            ],
+        )
+    )
+    a, b = layouts.specs(cfg)
+    assert {k: a[k] for k in written} == written
+    assert (a["statistic"], a["unit"], a["title"]) == ("mean", "MB/s", "a")
+    assert (b["digits"], b["rows"], b["columns"]) == (6, ["backend"], written["columns"])
