@@ -74,7 +74,9 @@ def _table(
     return t
 
 
-def _combos(points: Sequence[Point], axes: Sequence[str], labels: dict[str, str]):
+def _combos(
+    points: Sequence[Point], axes: Sequence[str], labels: dict[str, str]
+) -> list[str]:
     """Row (or column) keys in order: the product of the axes' orders, as they occur."""
     order = {a: order_of(points, a, labels) for a in axes}
     keys = {axes_of(p, axes, labels) for p in points}

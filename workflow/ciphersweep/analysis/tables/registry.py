@@ -44,7 +44,9 @@ def table_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
 
 
 def build_all(ctx: Context) -> list[Table]:
-    return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)] + layout_tables.build(ctx)
+    """Every table of a campaign: the builders', then its own layouts'."""
+    generic = [b.build(ctx) for b in builders(ctx.cfg, ctx.points)]
+    return generic + layout_tables.build(ctx)
 
 
 def context_from_files(
