@@ -1,4 +1,4 @@
-"""Energy, CPU-utilisation and provenance tables (through ciphersweep.analysis.tables.model' hook)."""
+"""Energy, CPU-utilisation and provenance tables (listed in ciphersweep.analysis.tables.registry)."""
 
 from __future__ import annotations
 

@@ -98,11 +98,11 @@ def test_bad_sets(tmp_path: Path, item: dict, expected: str) -> None:
 
 
 def test_set_mean_never_partial() -> None:
-    from ciphersweep.analysis.tables import layouts
+    from ciphersweep.analysis.tables import layout_tables
     from ciphersweep.analysis.tables import model as tables
 
-    assert layouts._mean([1.0, 2.0, 6.0]) == (3.0, "mean over 3 inputs")
+    assert layout_tables._mean([1.0, 2.0, 6.0]) == (3.0, "mean over 3 inputs")
     failed = (tables.FAILED, "exit 1: boom")
-    assert layouts._mean([1.0, failed, (tables.NA, "x")]) == failed
-    assert layouts._mean([1.0, None])[0] == tables.NA
-    assert layouts._mean(["OK", "OK"]) == "OK"
+    assert layout_tables._mean([1.0, failed, (tables.NA, "x")]) == failed
+    assert layout_tables._mean([1.0, None])[0] == tables.NA
+    assert layout_tables._mean(["OK", "OK"]) == "OK"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from ciphersweep.analysis.tables import layouts
+from ciphersweep.analysis.tables import generic, layout_tables, layouts
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.job import launch
 from ciphersweep.plan import config, sweep
@@ -70,7 +70,7 @@ def test_layout_grid_rows_renamed_units_converted() -> None:
         "study_time",
         "study_speedup_compute",
     ]
-    built = {t.name: t for t in layouts.build(ctx)}
+    built = {t.name: t for t in layout_tables.build(ctx)}
     t = built["study_time"]
     assert t.columns == ["1KiB"]
     # two seq impls share one row: the cell says so instead of picking one
@@ -84,13 +84,13 @@ def test_layout_grid_rows_renamed_units_converted() -> None:
 
 def test_baseline_names_an_impl_for_every_speedup() -> None:
     ctx = _pousa_ctx()
-    sp = tables.build_speedup(ctx)
+    sp = generic.build_speedup(ctx)
     # seq ttable is not the baseline: it gets a speedup against seq ref, as MPI does
     assert sp.value("seq [ttable]", "1KiB") == pytest.approx(2.0 / 0.5)
     assert sp.value("mpi (8 ranks) [ref]", "1KiB") == pytest.approx(2.0 / 0.5)
     # without the named impl each point compares with its own impl family
     plain = _pousa_ctx(baseline={"backend": "seq"})
-    sp2 = tables.build_speedup(plain)
+    sp2 = generic.build_speedup(plain)
     assert sp2.rows == ["mpi (8 ranks)"]  # one impl left in the table: no suffix
 
 
@@ -147,7 +147,7 @@ def test_measures_ratio_and_one_table_per_value() -> None:
         "study_aes_128_cbc",
         "study_des_cbc",
     ]
-    t = {x.name: x for x in layouts.build(ctx)}["study_des_cbc"]
+    t = {x.name: x for x in layout_tables.build(ctx)}["study_des_cbc"]
     assert t.rows == ["10KB"]
     assert t.value("10KB", "Enc (ms)") == pytest.approx(9000.0)
     assert t.value("10KB", "Dec (ms)") == pytest.approx(3300.0)  # the mean
@@ -165,7 +165,7 @@ def test_failed_point_in_layout_keeps_its_reason() -> None:
         "baseline": {"backend": "seq"},
         "tables": [{"name": "x", "value": "t_compute", "rows": ["backend"]}],
     }
-    t = layouts.build(tables.Context(cfg, [p], summary))[0]
+    t = layout_tables.build(tables.Context(cfg, [p], summary))[0]
     assert t.value("seq", "1KiB") == tables.FAILED
     assert t.notes[("seq", "1KiB")] == "exit 3: timeout"
 
@@ -288,12 +288,34 @@ def test_campaign_statistic_reaches_every_layout_and_measure() -> None:
         "mean",
         "median",
     ]
-    got = {t.name: t for t in layouts.build(ctx)}
+    got = {t.name: t for t in layout_tables.build(ctx)}
     assert got["g"].cells[("seq", "1KiB")] == pytest.approx(3.0)
     assert got["m"].cells[("seq", "T")] == pytest.approx(3.0)
     assert got["own"].cells[("seq", "1KiB")] == pytest.approx(1.0)
     ctx, _ = _mean_vs_median({"tables": [grid]})  # no campaign statistic: the median
     assert layouts.specs(ctx.cfg)[0]["statistic"] == "median"
-    assert {t.name: t for t in layouts.build(ctx)}["g"].cells[
+    assert {t.name: t for t in layout_tables.build(ctx)}["g"].cells[
         ("seq", "1KiB")
     ] == pytest.approx(1.0)
+
+
+def test_layout_defaults_are_the_schemas() -> None:
+    """The schema's ``$defs.layout`` holds every layout default; each item of
+    ``tables:`` gets them (and the campaign's statistic, the value's first unit)."""
+    props = config.schema()["$defs"]["layout"]["properties"]
+    written = {k: v["default"] for k, v in props.items() if "default" in v}
+    assert written == layouts.defaults()
+    assert {"time", "rows", "columns", "where", "rename", "digits"} <= set(written)
+    cfg = config.validate(
+        base_config(
+            statistic="mean",
+            tables=[
+                {"name": "a", "value": "throughput"},
+                {"name": "b", "value": "t_total", "digits": 6, "rows": ["backend"]},
+            ],
+        )
+    )
+    a, b = layouts.specs(cfg)
+    assert {k: a[k] for k in written} == written
+    assert (a["statistic"], a["unit"], a["title"]) == ("mean", "MB/s", "a")
+    assert (b["digits"], b["rows"], b["columns"]) == (6, ["backend"], written["columns"])

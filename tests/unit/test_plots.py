@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from ciphersweep.analysis import plots
+from ciphersweep.analysis.plots import parts, speedup, timing
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
 
@@ -61,7 +62,7 @@ def test_every_plot_in_three_formats(tmp_path: Path) -> None:
     cfg, pts, summary = _campaign()
     summary.to_csv(tmp_path / "summary.csv", index=False)
     written = plots.write_plots(cfg, pts, str(tmp_path / "summary.csv"), str(tmp_path))
-    names = tables.plot_names(cfg, pts)
+    names = plots.plot_names(cfg, pts)
     assert names == ["time_vs_size", "speedup_vs_p", "throughput", "cuda_copy"]
     assert {p.name for p in written} == {
         f"{n}.{e}" for n in names for e in plots.FORMATS
@@ -74,7 +75,7 @@ def test_every_plot_in_three_formats(tmp_path: Path) -> None:
 
 
 def test_speedup_panels_ticks_ideal_and_oversubscribed(ctx: tables.Context) -> None:
-    fig = plots.plot_speedup(ctx)
+    fig = speedup.plot_speedup(ctx)
     omp, mpi, gpu = fig.axes
     assert [a.get_title() for a in fig.axes] == ["omp", "mpi", "GPU (vs data size)"]
     assert list(mpi.get_xticks()) == [1, 2, 4] and list(omp.get_xticks()) == [1, 2, 4]
@@ -99,7 +100,7 @@ def test_speedup_panels_ticks_ideal_and_oversubscribed(ctx: tables.Context) -> N
 
 
 def test_throughput_log_ticks_are_readable(ctx: tables.Context) -> None:
-    fig = plots.plot_throughput(ctx)
+    fig = timing.plot_throughput(ctx)
     ax = fig.axes[0]
     fig.canvas.draw()
     labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
@@ -111,7 +112,7 @@ def test_throughput_log_ticks_are_readable(ctx: tables.Context) -> None:
 
 
 def test_time_has_error_bars_and_distinct_styles(ctx: tables.Context) -> None:
-    ax = plots.plot_time(ctx).axes[0]
+    ax = timing.plot_time(ctx).axes[0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     data = [c.lines[0] for c in ax.containers]
     styles = {(ln.get_color(), ln.get_marker(), ln.get_linestyle()) for ln in data}
@@ -120,19 +121,19 @@ def test_time_has_error_bars_and_distinct_styles(ctx: tables.Context) -> None:
 
 
 def test_cuda_copy_is_a_stacked_bar_per_size(ctx: tables.Context) -> None:
-    ax = plots.plot_cuda_copy(ctx).axes[0]
+    ax = parts.plot_cuda_copy(ctx).axes[0]
     bars = ax.containers
-    assert [b.get_label() for b in bars] == [p[0] for p in plots.CUDA_PARTS]
+    assert [b.get_label() for b in bars] == [p[0] for p in parts.CUDA_PARTS]
     tops = [sum(b.patches[i].get_height() for b in bars) for i in range(len(SIZES))]
     assert tops == pytest.approx([100.0] * len(SIZES))
     assert [t.get_text() for t in ax.get_xticklabels()] == [s for s, _ in SIZES]
 
 
 def test_energy_plot_says_when_nothing_was_measured(ctx: tables.Context) -> None:
-    ax = plots.plot_energy(ctx).axes[0]
+    ax = parts.plot_energy(ctx).axes[0]
     assert any("no energy measured" in t.get_text() for t in ax.texts)
     ctx.by_point[ctx.points[0].id]["joules_median"] = 2.0
-    ax = plots.plot_energy(ctx).axes[0]
+    ax = parts.plot_energy(ctx).axes[0]
     assert ax.get_lines()[0].get_ydata()[0] == pytest.approx(2.0 / 0.001)
     del ctx.by_point[ctx.points[0].id]["joules_median"]
 
@@ -155,12 +156,12 @@ def _variant_ctx() -> tables.Context:
 
 def test_variant_campaign_plots_a_panel_per_variant_and_time_vs_flags() -> None:
     ctx = _variant_ctx()
-    assert "time_vs_variant" in tables.plot_names(ctx.cfg, ctx.points)
-    fig = plots.plot_time(ctx)
+    assert "time_vs_variant" in plots.plot_names(ctx.cfg, ctx.points)
+    fig = timing.plot_time(ctx)
     axes = fig.get_axes()
     assert [a.get_title().rsplit("[", 1)[1] for a in axes] == ["O0]", "O2]"]
     assert axes[0].get_ylim() == axes[1].get_ylim()
-    (ax,) = plots.plot_variants(ctx).get_axes()
+    (ax,) = timing.plot_variants(ctx).get_axes()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["O0", "O2"]
     handles, labels = ax.get_legend_handles_labels()
     assert len(labels) == 2  # one line per impl, across both variants

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
 from fractions import Fraction
 
 import pandas as pd
 import pytest
-from ciphersweep.analysis import render
+from ciphersweep.analysis import render, report
+from ciphersweep.analysis.plots import speedup, timing
+from ciphersweep.analysis.tables import generic, layout_tables
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.core import stats
 from ciphersweep.plan.sweep import Point
+from support import KERNELS
 
 
 def _exact_ranks(
@@ -147,7 +151,7 @@ def _speedup_table(seq: list[float], mpi1: list[float], target: float = 0.02):
         )
     cfg = {"baseline": {"backend": "seq"}, "precision": {"target": target}}
     ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
-    return tables.build_speedup(ctx), tables.build_time(ctx)
+    return generic.build_speedup(ctx), generic.build_time(ctx)
 
 
 def test_noisy_one_rank_speedup_is_flagged() -> None:
@@ -202,8 +206,6 @@ def test_mean_statistic_is_used_when_chosen() -> None:
 
 
 def test_plots_draw_intervals_and_hollow_wide_points() -> None:
-    from ciphersweep.analysis import plots
-
     rng = random.Random(3)
     seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
     noisy = [rng.uniform(1, 2) for _ in range(5)]  # 5 reps: flagged
@@ -222,25 +224,21 @@ def test_plots_draw_intervals_and_hollow_wide_points() -> None:
             if ln.get_markerfacecolor() == "white"
         ]
 
-    fig = plots.plot_time(ctx)
+    fig = timing.plot_time(ctx)
     assert hollow_x(fig.axes[0]) == [[1 << 20]]  # the mpi point only
     assert any("hollow" in t.get_text() for t in fig.texts)
-    assert hollow_x(plots.plot_throughput(ctx).axes[0]) == [[0]]
-    assert hollow_x(plots.plot_speedup(ctx).axes[0]) == [[1]]  # its speedup too
-    ((_pt_mpi, s, (lo, hi), _, wide),) = plots.speedup_points(ctx)["mpi"]
+    assert hollow_x(timing.plot_throughput(ctx).axes[0]) == [[0]]
+    assert hollow_x(speedup.plot_speedup(ctx).axes[0]) == [[1]]  # its speedup too
+    ((_pt_mpi, s, (lo, hi), _, wide),) = speedup.speedup_points(ctx)["mpi"]
     assert wide and lo < s < hi
     same = [{**rows[0], "point": p.id} for p in (seq_p, mpi_p)]
     ctx_ok = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(same))
-    assert hollow_x(plots.plot_time(ctx_ok).axes[0]) == []
+    assert hollow_x(timing.plot_time(ctx_ok).axes[0]) == []
 
 
 def test_c_calibration_uses_the_same_ranks() -> None:
     """kernels/src/median_ci.c (the kernels' calibration) and this module agree on the
     order-statistic ranks and their coverage, exact and log-space ranges alike."""
-    import subprocess
-
-    from support import KERNELS
-
     prog = KERNELS / "tests" / "test_median_ci"
     if not prog.exists():
         pytest.fail(
@@ -286,8 +284,6 @@ def test_python_calibration_stops_like_the_kernels() -> None:
 
 
 def test_layout_tables_flag_wide_cells_too() -> None:
-    from ciphersweep.analysis.tables import layouts
-
     seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=2)
     rng = random.Random(9)
     rows = [
@@ -306,7 +302,7 @@ def test_layout_tables_flag_wide_cells_too() -> None:
         ],
     }
     ctx = tables.Context(cfg, [seq_p, mpi_p], pd.DataFrame(rows))
-    built = {t.name: t for t in layouts.build(ctx)}
+    built = {t.name: t for t in layout_tables.build(ctx)}
     lt, ls = built["lt"], built["ls"]
     assert ("seq", "1MiB") not in lt.notes  # 11 equal reps: tight
     assert "wider than the ±2% target" in lt.notes[("mpi", "1MiB")]
@@ -319,12 +315,10 @@ def test_layout_tables_flag_wide_cells_too() -> None:
         [seq_p],
         pd.DataFrame([{"point": seq_p.id, "status": "ok", "t_total_median": 1.0}]),
     )
-    assert tables.build_time(old).notes == {}
+    assert generic.build_time(old).notes == {}
 
 
 def test_headline_speedup_carries_its_interval_and_flag() -> None:
-    from ciphersweep.analysis import report
-
     rng = random.Random(3)
     seq = [0.136 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
     mpi1 = [0.100 * (1 + rng.uniform(0, 0.6)) for _ in range(5)]
@@ -341,23 +335,19 @@ def test_mean_statistic_in_the_tables() -> None:
     seq_p = _pt("seq")
     rows = [{"point": seq_p.id, "status": "ok", **stats.summarize(xs)}]
     ctx = tables.Context({"statistic": "mean"}, [seq_p], pd.DataFrame(rows))
-    t = tables.build_time(ctx)
+    t = generic.build_time(ctx)
     assert t.value("seq", "1MiB") == pytest.approx(2.0) and "mean" in t.title
     assert "95% CI of the mean" in t.notes[("seq", "1MiB")]  # 12.0 makes it wide
 
 
 def test_mean_interval_of_times_never_goes_below_zero() -> None:
-    from ciphersweep.core import stats as cs_stats
-
-    e = cs_stats.mean_ci([0.001, 0.001, 0.002, 0.9])  # one huge outlier, 4 reps
+    e = stats.mean_ci([0.001, 0.001, 0.002, 0.9])  # one huge outlier, 4 reps
     assert e.low == 0.0 and e.high > e.value > 0
-    signed = cs_stats.mean_ci([-1.0, 0.5, 2.0, -3.0])
+    signed = stats.mean_ci([-1.0, 0.5, 2.0, -3.0])
     assert signed.low < 0  # values that may be negative keep the plain t interval
 
 
 def test_processes_are_the_unit_of_the_interval() -> None:
-    from ciphersweep.core import stats as cs_stats
-
     # six processes, each tight inside but shifted from one to the next (+-10%)
     shifts = [0.9, 1.0, 1.1, 0.95, 1.05, 1.0]
     values, procs = [], []
@@ -365,8 +355,8 @@ def test_processes_are_the_unit_of_the_interval() -> None:
         for j in range(50):
             values.append(f * (1.0 + 0.001 * (j % 5)))
             procs.append(i)
-    one = cs_stats.summarize(values, "t_total")  # as if one process ran them all
-    per = cs_stats.summarize(values, "t_total", procs)
+    one = stats.summarize(values, "t_total")  # as if one process ran them all
+    per = stats.summarize(values, "t_total", procs)
     assert per["t_total_processes"] == 6 and one["t_total_processes"] == 1
     assert per["t_total_n"] == one["t_total_n"] == 300
     # the process-level interval spans the shifts; the pooled one hides them

@@ -8,22 +8,22 @@ from types import SimpleNamespace
 
 import pandas as pd
 import pytest
+from ciphersweep.analysis.tables import formulas, generic, registry
 from ciphersweep.analysis.tables import model as tables
-from ciphersweep.analysis.tables import registry
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import records
 
 
 def test_formulas_by_hand() -> None:
-    assert tables.speedup(2.266163, 0.286033) == pytest.approx(
+    assert formulas.speedup(2.266163, 0.286033) == pytest.approx(
         7.922732, rel=1e-5
     )  # the study's MPI 8, 1MB
-    assert tables.speedup(33.99241, 1.073768) == pytest.approx(31.657127, rel=1e-5)
-    assert tables.efficiency(8.0, 8) == 1.0
-    assert tables.efficiency(tables.speedup(10.0, 4.0), 4) == pytest.approx(0.625)
-    assert tables.speedup(1.0, 0.0) is None
-    assert tables.speedup(None, 1.0) is None
-    assert tables.throughput_mbps(2_000_000, 0.5) == 4.0
+    assert formulas.speedup(33.99241, 1.073768) == pytest.approx(31.657127, rel=1e-5)
+    assert formulas.efficiency(8.0, 8) == 1.0
+    assert formulas.efficiency(formulas.speedup(10.0, 4.0), 4) == pytest.approx(0.625)
+    assert formulas.speedup(1.0, 0.0) is None
+    assert formulas.speedup(None, 1.0) is None
+    assert formulas.throughput_mbps(2_000_000, 0.5) == 4.0
     assert tables.impl_family("gpu-ttable") == "ttable"
 
 
@@ -202,7 +202,7 @@ def test_cuda_copy_table() -> None:
         ]
     )
     ctx = tables.Context({"baseline": {"backend": "seq"}}, [p], summary)
-    t = tables.build_cuda_copy(ctx)
+    t = generic.build_cuda_copy(ctx)
     assert t.rows == ["copy host-device", "copy device-host", "kernel", "total"]
     assert t.value("kernel", "1KB") == 0.000145
     assert t.value("total", "1KB") == 0.000168

@@ -1,6 +1,6 @@
 # Gather every point's records into tidy tables, then speedup tables, plots and the
-# report (one self-contained HTML page). Table builders are listed in ciphersweep.analysis.tables.model
-# (extra builders plug in there). They are light: under Slurm they run where Snakemake
+# report (one self-contained HTML page). Every table builder is listed in
+# ciphersweep.analysis.tables.registry. They are light: under Slurm they run where Snakemake
 # runs, not as jobs. Their outputs are `update`: written all or nothing
 # (ciphersweep.core.atomic), and a failed analysis keeps the previous ones (Snakemake
 # restores them instead of deleting them).

@@ -28,7 +28,6 @@ from ciphersweep.verdict import records as cs_records  # noqa: E402
 from ciphersweep.analysis import report as cs_report  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
-from ciphersweep.analysis.tables import model as cs_tables  # noqa: E402
 from ciphersweep.analysis.tables import registry as cs_registry  # noqa: E402
 from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 
@@ -316,7 +315,7 @@ def table_files():
 
 
 def plot_files(ext="png"):
-    return [f"{RES}/plots/{n}.{ext}" for n in cs_tables.plot_names(CFG, POINT_LIST)]
+    return [f"{RES}/plots/{n}.{ext}" for n in cs_plots.plot_names(CFG, POINT_LIST)]
 
 
 REPORT = f"{RES}/report.html"

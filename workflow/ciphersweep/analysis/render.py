@@ -17,14 +17,13 @@ import html
 import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import pandas as pd
+from tabulate import tabulate
+
+from ciphersweep.analysis.tables.model import Table
 from ciphersweep.core.atomic import replacing
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
-
-    from ciphersweep.analysis.tables.model import Table
 
 MAX_DECIMALS = 6
 CSV_DIGITS = 12
@@ -134,8 +133,6 @@ def with_notes(t: Table) -> tuple[list[list[str]], list[str]]:
 
 def to_frame(t: Table) -> pd.DataFrame:
     """The table as a DataFrame (rows x columns), values as stored."""
-    import pandas as pd
-
     data = {c: [t.cells.get((r, c), "") for r in t.rows] for c in t.columns}
     return pd.DataFrame(
         data, index=pd.Index(t.rows, name=t.row_header), columns=t.columns
@@ -163,8 +160,6 @@ def md_escape(s: str) -> str:
 
 
 def render_markdown(t: Table) -> str:
-    from tabulate import tabulate
-
     body, notes = with_notes(t)
     body = [[md_escape(c) for c in row] for row in body]
     text = (

@@ -14,9 +14,10 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
+import pandas as pd
 from markupsafe import Markup
 
 from ciphersweep.analysis import plots as cs_plots
@@ -28,9 +29,6 @@ from ciphersweep.analysis.tables import registry
 from ciphersweep.core import stats
 from ciphersweep.core.atomic import write_text
 from ciphersweep.plan.sweep import Point
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 TEMPLATES = Path(__file__).parent / "templates"
 _ENV = jinja2.Environment(
@@ -207,8 +205,6 @@ def write_report(
 ) -> None:
     """The ``report`` rule: rebuild the tables from the gathered files (the same
     builders as the ``tables`` rule) and write the page."""
-    import pandas as pd
-
     ctx = registry.context_from_files(cfg, points, inputs)
     tabs = registry.build_all(ctx)
     failures = pd.read_csv(inputs.failures)

@@ -277,8 +277,18 @@ def target_of(cfg: Mapping[str, Any]) -> float:
 
 
 def statistic_of(cfg: Mapping[str, Any]) -> str:
+    """The campaign's statistic (``statistic:``, median or mean; default median)."""
     s = cfg.get("statistic") or "median"
     return s if s in STATISTICS else "median"
+
+
+def central(values: Sequence[float], statistic: str = "median") -> float | None:
+    """The statistic (median or mean) of some values, as summary.csv computes it;
+    None when there are none."""
+    xs = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    if not xs:
+        return None
+    return median_ci(xs).value if statistic == "median" else mean_ci(xs).value
 
 
 def wide_note(e: Estimate, target: float, statistic: str = "median") -> str:

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from ciphersweep.analysis.render import render_latex, render_markdown
 from ciphersweep.analysis.tables.model import Table
@@ -24,9 +26,6 @@ from ciphersweep.core.atomic import replacing, write_text
 from ciphersweep.job import provenance
 
 from . import regress, runs, store, trends
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 HISTORY_COLUMNS = (
     "run",
@@ -104,8 +103,6 @@ def _label(cell: Mapping[str, Any], several_machines: bool) -> str:
 
 def history_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """history.csv: one row per cell and run, runs numbered in order from 1."""
-    import pandas as pd
-
     number = {rid: i + 1 for i, rid in enumerate(regress.run_order(frame))}
     out = frame.assign(run=frame["run_id"].map(number)) if len(frame) else frame
     out = out.reindex(columns=list(HISTORY_COLUMNS))
@@ -190,8 +187,6 @@ def write_history(
     """The ``history`` rule: tables (CSV, Markdown, LaTeX) and trend plots of this
     campaign's runs in the store (``output``: history_csv, history_md, history_tex,
     regressions_csv, regressions_md, regressions_tex, plots)."""
-    import pandas as pd
-
     frame = store.read(store_path(cfg), campaign=str(cfg["campaign"]))
     hist = cfg.get("history", {})
     rows = regress.regressions(
@@ -224,16 +219,12 @@ def write_history(
 
 def read_regressions(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a regressions.csv ("n/a" stays a verdict, not a missing value)."""
-    import pandas as pd
-
     frame = pd.read_csv(path, keep_default_na=False, na_values=[""])
     return frame.to_dict("records")
 
 
 def read_history(path: str | Path) -> pd.DataFrame:
     """A history.csv as the store's frame (what :func:`history_table` takes)."""
-    import pandas as pd
-
     return pd.read_csv(path, dtype={"run_id": str, "git_rev": str})
 
 

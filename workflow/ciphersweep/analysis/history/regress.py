@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from ciphersweep.core import stats
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 REGRESSION, IMPROVEMENT, NO_CHANGE, NA = "regression", "improvement", "no change", "n/a"
 VERDICTS = (REGRESSION, IMPROVEMENT, NO_CHANGE, NA)
@@ -172,7 +171,10 @@ def compare_cell(
         row["verdict"], row["note"] = NA, why or "no earlier value above 0"
         return row
     row.update(
-        factor=q.value, factor_low=q.low, factor_high=q.high, verdict=verdict(new, base, min_change)
+        factor=q.value,
+        factor_low=q.low,
+        factor_high=q.high,
+        verdict=verdict(new, base, min_change),
     )
     row["note"] = "" if row["verdict"] == NO_CHANGE else _note(row)
     return row

@@ -15,13 +15,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from ciphersweep.core import stats
 from ciphersweep.job import provenance
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 # the build variant at the end of a point id (input names hold no '-')
 _VARIANT = re.compile(r"-t\d+(?:-g\d+-b\d+(?:-s\d+)?)?-v([A-Za-z0-9_.+-]+)$")
@@ -67,8 +66,6 @@ def run_id(campaign: str, machine: str | None, summary: bytes) -> str:
 
 
 def _measurements(resdir: Path) -> pd.DataFrame:
-    import pandas as pd
-
     pq, csv = resdir / "measurements.parquet", resdir / "measurements.csv"
     try:
         if pq.is_file() and pq.stat().st_size > 0:
@@ -149,8 +146,6 @@ def from_campaign(
     """The run a finished campaign directory holds. ``machine`` files every cell under
     that machine name (default: the host the cell ran on); ``build_digests`` maps a
     build variant ("" = the default build) to its fingerprint."""
-    import pandas as pd
-
     d = Path(resdir)
     summary = d / "summary.csv"
     if not summary.is_file():

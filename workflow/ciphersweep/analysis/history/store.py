@@ -31,10 +31,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+import pandas as pd
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_S = 120.0
@@ -237,8 +236,6 @@ def append(
 def read(path: str | Path, campaign: str | None = None) -> pd.DataFrame:
     """Every cell of every run (the ``history`` view), of one campaign or all; in run
     order (time of the run, then when it was appended). Empty when no store exists."""
-    import pandas as pd
-
     cols = list(RUN_COLUMNS) + [c for c in CELL_COLUMNS if c != "run_id"]
     if not Path(path).is_file():
         return pd.DataFrame(columns=cols)
@@ -254,8 +251,6 @@ def read(path: str | Path, campaign: str | None = None) -> pd.DataFrame:
 
 def runs(path: str | Path) -> pd.DataFrame:
     """One row per stored run with its number of cells, in run order."""
-    import pandas as pd
-
     if not Path(path).is_file():
         return pd.DataFrame(columns=[*RUN_COLUMNS, "cells"])
     with closing(connect(path)) as db:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from ciphersweep.core.atomic import replacing
 
 from .regress import estimate, run_order
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 FORMATS = ("png", "pdf", "svg")
 NAME = "history_trend"
@@ -107,6 +106,9 @@ def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) ->
 
 def plot(frame: pd.DataFrame) -> Any:
     """The trend figure of one campaign's history (a note where it is empty)."""
+    # Imported here on purpose: matplotlib takes about a second to import, and the
+    # workflow imports the history package at every parse; it loads only when a
+    # trend is drawn.
     from matplotlib.figure import Figure
 
     backends = sorted(str(b) for b in frame["backend"].dropna().unique())

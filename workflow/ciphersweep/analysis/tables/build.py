@@ -4,10 +4,12 @@ algorithm object, per build variant), from the size files the build rule wrote
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ciphersweep.analysis.tables.model import NA, Builder, Context, Table
 from ciphersweep.job.build import load_sizes
+from ciphersweep.plan.sweep import Point
 
 
 def _label(row: dict[str, Any]) -> str:
@@ -71,7 +73,7 @@ def build_size_sections_table(ctx: Context) -> Table:
     )
 
 
-def _native(cfg: dict[str, Any], points: Any) -> bool:
+def _native(cfg: dict[str, Any], points: Sequence[Point]) -> bool:
     container = cfg.get("platform", {}).get("container", {})
     return "build" in cfg and container.get("runtime", "none") == "none"
 

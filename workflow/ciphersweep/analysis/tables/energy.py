@@ -1,16 +1,26 @@
 """The energy and CPU-utilisation tables: J per run, J/MB and mean W per point and size
 (from the energy readings the job recorded, ciphersweep.job.energy), and the getrusage
-CPU utilisation; n/a with the reason where nothing could measure a cell, never 0."""
+CPU utilisation, each the campaign's statistic over the repetitions
+(:func:`ciphersweep.core.stats.central`); n/a with the reason where nothing could
+measure a cell, never 0."""
 
 from __future__ import annotations
 
 import math
-import statistics
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ciphersweep.analysis.tables.model import NA, Builder, Context, Table, status_cell
+from ciphersweep.analysis.tables.model import (
+    NA,
+    Builder,
+    CellValue,
+    Context,
+    Table,
+    status_cell,
+)
+from ciphersweep.core import stats
+from ciphersweep.plan.sweep import Point
 
 ENERGY_PARTS = ("J per run", "J/MB", "mean W")
 NO_SOURCE = "no energy measurement"
@@ -29,10 +39,6 @@ def _missing(v: Any) -> bool:
         return True
 
 
-def _median(vals: Sequence[float]) -> float | None:
-    return statistics.median(vals) if vals else None
-
-
 def _common_note(reps: Sequence[Mapping[str, Any]]) -> str | None:
     notes = [
         str(r["energy_note"]) for r in reps if not _missing_text(r.get("energy_note"))
@@ -45,21 +51,21 @@ def _missing_text(v: Any) -> bool:
 
 
 def energy_cells(
-    reps: Sequence[Mapping[str, Any]], nbytes: int
+    reps: Sequence[Mapping[str, Any]], nbytes: int, statistic: str = "median"
 ) -> dict[str, float] | str:
     """The energy table's three cells for one point, or the reason there are none.
 
-    ``reps``: the point's records (one per timed repetition). J per run = median of
-    ``joules``; J/MB = that / (bytes / 10^6); mean W = median over repetitions of
-    ``joules / t_total``. A point whose ``joules`` are all null (or not positive) gives
+    ``reps``: the point's records (one per timed repetition). J per run = the
+    ``statistic`` (median or mean) of ``joules``; J/MB = that / (bytes / 10^6);
+    mean W = the ``statistic`` over repetitions of ``joules / t_total``. A point whose ``joules`` are all null (or not positive) gives
     a reason string instead -- the table shows "n/a" with it as a footnote, never 0.
     """
     joules = [float(r["joules"]) for r in reps if not _missing(r.get("joules"))]
     if not joules:
         note = _common_note(reps)
         return f"{NO_SOURCE}: {note}" if note else NO_SOURCE
-    j = statistics.median(joules)
-    if j <= 0:
+    j = stats.central(joules, statistic)
+    if j is None or j <= 0:
         return TOO_SHORT
     watts = [
         float(r["joules"]) / float(r["t_total"])
@@ -69,26 +75,30 @@ def energy_cells(
         and float(r["t_total"]) > 0
     ]
     out = {"J per run": j, "J/MB": j / (nbytes / 1e6)}
-    w = _median(watts)
+    w = stats.central(watts, statistic)
     if w is not None:
         out["mean W"] = w
     return out
 
 
-def cpu_util_cell(reps: Sequence[Mapping[str, Any]]) -> float | str:
-    """Median CPU utilisation in percent, or why there is none."""
+def cpu_util_cell(
+    reps: Sequence[Mapping[str, Any]], statistic: str = "median"
+) -> float | str:
+    """CPU utilisation in percent (``statistic`` over the repetitions), or why there
+    is none."""
     vals = [
         float(r["cpu_util"]) * 100.0 for r in reps if not _missing(r.get("cpu_util"))
     ]
-    if not vals:
+    v = stats.central(vals, statistic)
+    if v is None:
         return "no CPU times (getrusage) in the records"
-    return statistics.median(vals)
+    return v
 
 
 def _reps_by_point(ctx: Context) -> dict[str, list[dict[str, Any]]]:
     """Point id -> its repetition records, from the tidy measurements (or the summary)."""
     out: dict[str, list[dict[str, Any]]] = {}
-    meas = getattr(ctx, "measurements", None)
+    meas = ctx.measurements
     if meas is not None and len(meas) and "point" in meas:
         for rec in meas.to_dict("records"):
             if rec.get("status", "ok") in ("ok", None) or _missing_text(
@@ -96,13 +106,14 @@ def _reps_by_point(ctx: Context) -> dict[str, list[dict[str, Any]]]:
             ):
                 out.setdefault(str(rec["point"]), []).append(rec)
         return out
-    # no measurements: one pseudo-repetition from the summary's medians
-    for pid, row in getattr(ctx, "by_point", {}).items():
+    # no measurements: one pseudo-repetition from the summary's statistic
+    stat = ctx.statistic
+    for pid, row in ctx.by_point.items():
         out[pid] = [
             {
-                "joules": row.get("joules_median"),
-                "t_total": row.get("t_total_median"),
-                "cpu_util": row.get("cpu_util_median"),
+                "joules": row.get(f"joules_{stat}"),
+                "t_total": row.get(f"t_total_{stat}"),
+                "cpu_util": row.get(f"cpu_util_{stat}"),
                 "energy_note": row.get("energy_note"),
             }
         ]
@@ -115,14 +126,16 @@ def build_energy_table(ctx: Context) -> Table:
     rows: list[str] = []
     t = Table(
         "energy",
-        "Energy of the timed region: J per run (median), J/MB, mean power W (median of J / t_total)",
+        f"Energy of the timed region: J per run ({ctx.statistic}), J/MB, mean power W "
+        f"({ctx.statistic} of J / t_total)",
         rows,
         list(ctx.columns),
         {},
         row_header="backend: quantity",
         caption="Energy of the timed region per backend and data size: J per run is the "
-        "median over repetitions of the energy of one timed run, J/MB that divided by the "
-        "data size (MB = 10^6 bytes), mean W the median of energy / wall time. The "
+        f"{ctx.statistic} over repetitions of the energy of one timed run, J/MB that "
+        f"divided by the data size (MB = 10^6 bytes), mean W the {ctx.statistic} of "
+        "energy / wall time. The "
         "counters are socket-wide (GPU: the whole board), so a value means something "
         "only on an exclusive node; n/a means no source could measure the cell (reason "
         "in the footnote), never 0.",
@@ -132,7 +145,7 @@ def build_energy_table(ctx: Context) -> Table:
         srow = ctx.by_point.get(p.id)
         cells: dict[str, float] | str | None = None
         if srow is not None and srow.get("status") == "ok":
-            cells = energy_cells(reps.get(p.id, []), p.size_bytes)
+            cells = energy_cells(reps.get(p.id, []), p.size_bytes, ctx.statistic)
         for part in ENERGY_PARTS:
             row = f"{label}: {part}"
             if row not in rows:
@@ -155,19 +168,21 @@ def build_energy_table(ctx: Context) -> Table:
 
 
 def build_cpu_util_table(ctx: Context) -> Table:
-    """CPU utilisation (%) per point: median over repetitions, like the seed's "CPU %"."""
+    """CPU utilisation (%) per point: the campaign's statistic over repetitions, like
+    the seed's "CPU %"."""
     reps = _reps_by_point(ctx)
 
-    def cell(p: Any, row: Mapping[str, Any]) -> Any:
-        v = cpu_util_cell(reps.get(p.id, []))
-        return ("n/a", v) if isinstance(v, str) else v
+    def cell(p: Point, row: Mapping[str, Any]) -> CellValue:
+        v = cpu_util_cell(reps.get(p.id, []), ctx.statistic)
+        return (NA, v) if isinstance(v, str) else v
 
     t = ctx.grid(
         "cpu_util",
-        "CPU utilisation (%) = (user + sys CPU time) / (wall time x cores used), median over repetitions",
+        "CPU utilisation (%) = (user + sys CPU time) / (wall time x cores used), "
+        f"{ctx.statistic} over repetitions",
         cell,
         caption="CPU utilisation = (user + system CPU time) / (wall time x cores used), "
-        "from getrusage, median over repetitions, in percent. Values above 100 % come "
+        f"from getrusage, {ctx.statistic} over repetitions, in percent. Values above 100 % come "
         "from timed regions too short for getrusage's resolution (footnoted).",
     )
     for p in ctx.points:
@@ -180,7 +195,8 @@ def build_cpu_util_table(ctx: Context) -> Table:
 def _short(reps: Sequence[Mapping[str, Any]]) -> bool:
     """Whether a point's median timed region is shorter than :data:`SHORT_REGION_S`."""
     times = [float(r["t_total"]) for r in reps if not _missing(r.get("t_total"))]
-    return bool(times) and statistics.median(times) < SHORT_REGION_S
+    median = stats.central(times, "median")
+    return median is not None and median < SHORT_REGION_S
 
 
 BUILDERS = [

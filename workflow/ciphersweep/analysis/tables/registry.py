@@ -1,6 +1,6 @@
 """THE list of a campaign's tables: every builder, in the order the report shows them
-(the generic tables of ciphersweep.analysis.tables.model, then energy, provenance, the
-build sizes, the comparisons with a study), which ones apply to a campaign, and the
+(the generic tables of ciphersweep.analysis.tables.generic, then energy, provenance,
+the build sizes, the comparisons with a study), which ones apply to a campaign, and the
 ``tables`` rule that builds and writes them."""
 
 from __future__ import annotations
@@ -13,12 +13,19 @@ import pandas as pd
 
 from ciphersweep.analysis import compare
 from ciphersweep.analysis.render import render_markdown, write_table
-from ciphersweep.analysis.tables import build, energy, layouts, model, provenance
+from ciphersweep.analysis.tables import (
+    build,
+    energy,
+    generic,
+    layout_tables,
+    layouts,
+    provenance,
+)
 from ciphersweep.analysis.tables.model import Builder, Context, Table
 from ciphersweep.plan.sweep import Point
 
 BUILDERS: list[Builder] = [
-    *model.BUILDERS,
+    *generic.BUILDERS,
     *energy.BUILDERS,
     *provenance.BUILDERS,
     *build.BUILDERS,
@@ -37,7 +44,9 @@ def table_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:
 
 
 def build_all(ctx: Context) -> list[Table]:
-    return [b.build(ctx) for b in builders(ctx.cfg, ctx.points)] + layouts.build(ctx)
+    """Every table of a campaign: the builders', then its own layouts'."""
+    generic = [b.build(ctx) for b in builders(ctx.cfg, ctx.points)]
+    return generic + layout_tables.build(ctx)
 
 
 def context_from_files(

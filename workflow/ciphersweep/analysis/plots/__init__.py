@@ -1,0 +1,48 @@
+"""Plots that answer the study's questions (PNG for the report, PDF and SVG beside).
+
+* ``time_vs_size``: time vs data size (log-log), one line per backend / P, error bars
+  from the 95% interval of the campaign's statistic.
+* ``speedup_vs_p``: speedup vs P, one panel per parallel CPU backend, one line per data
+  size (sequential colour map, and a marker and line style of its own), integer ticks,
+  the ideal line S = P, oversubscribed points ringed; GPU speedups in a panel of their
+  own against the data size (P means nothing there).
+* ``time_vs_variant``: time at the largest size against the build variants.
+* ``throughput``: MB/s vs data size per backend / P on a log axis with 1-2-5 ticks.
+* ``cuda_copy``: where a CUDA run's time goes, a stacked bar per data size.
+* ``energy_per_mb``: J/MB per backend / P and data size, where energy was measured.
+
+Modules: :mod:`.catalog` (which plots a campaign has, their titles and captions; no
+plotting library), :mod:`.style` (what every plot shares), :mod:`.timing`,
+:mod:`.speedup`, :mod:`.parts` (the plotters) and :mod:`.draw` (writing them). Values
+and intervals come from :mod:`ciphersweep.core.stats` through the tables' cells (the
+campaign's statistic); a point whose interval is wider than the precision target is
+drawn hollow, and the plot says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names
+from ciphersweep.plan.sweep import Point
+
+__all__ = ["CAPTIONS", "FORMATS", "plot_names", "write_plots"]
+
+
+def write_plots(
+    cfg: dict[str, Any],
+    points: Sequence[Point],
+    summary_csv: str,
+    outdir: str,
+    log: str | None = None,
+) -> list[Path]:
+    """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG
+    (:func:`ciphersweep.analysis.plots.draw.write_plots`)."""
+    # Imported here on purpose: matplotlib takes about a second to import, and the
+    # workflow imports this package at every parse (to name the plot files); the
+    # drawing modules load only when plots are drawn.
+    from ciphersweep.analysis.plots import draw
+
+    return draw.write_plots(cfg, points, summary_csv, outdir, log)

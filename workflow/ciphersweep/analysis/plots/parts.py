@@ -1,0 +1,100 @@
+"""Where the time and the energy go: the CUDA time breakdown (host-device copies and
+kernel, a stacked bar per data size) and the energy per MB, each from the campaign's
+statistic over the repetitions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ciphersweep.analysis.plots import style
+from ciphersweep.analysis.plots.catalog import CAPTIONS
+from ciphersweep.analysis.tables.model import Context, row_labels
+
+CUDA_PARTS = (
+    ("copy host-device", "t_h2d", "#4c72b0"),
+    ("kernel", "t_compute", "#55a868"),
+    ("copy device-host", "t_d2h", "#c44e52"),
+)
+
+
+def plot_cuda_copy(ctx: Context) -> Any:
+    fig, (ax,) = style.figure()
+    cuda = [
+        (p, ctx.by_point[p.id])
+        for p in ctx.points
+        if p.backend == "cuda" and style.ok(ctx.by_point.get(p.id))
+    ]
+    cuda.sort(key=lambda x: x[0].size_bytes)
+    xs = list(range(len(cuda)))
+    bottoms = [0.0] * len(cuda)
+    stat = ctx.statistic
+    for label, col, color in CUDA_PARTS:
+        shares = []
+        for p, r in cuda:
+            total = style.num(r.get(f"t_total_{stat}"))
+            part = style.num(r.get(f"{col}_{stat}"))
+            shares.append(100 * part / total if total and part is not None else 0.0)
+        ax.bar(xs, shares, bottom=bottoms, label=label, color=color)
+        bottoms = [b + s for b, s in zip(bottoms, shares)]
+    several = len({row_labels(ctx.points)[p.id] for p, _ in cuda}) > 1
+    names = [
+        p.input_name + (f"\n{row_labels(ctx.points)[p.id]}" if several else "")
+        for p, _ in cuda
+    ]
+    for x, (p, r) in zip(xs, cuda):
+        ax.annotate(
+            _seconds(style.num(r.get(f"t_total_{stat}"))),
+            (x, 100),
+            xytext=(0, 3),
+            textcoords="offset points",
+            ha="center",
+            fontsize="small",
+        )
+    ax.set_xticks(xs)
+    ax.set_xticklabels(names)
+    ax.set_xlabel("data size")
+    ax.set_ylim(0, 112)
+    ax.set_ylabel("share of the timed region (%)")
+    ax.set_title(CAPTIONS["cuda_copy"][0])
+    if not cuda:
+        ax.text(0.5, 0.5, "no CUDA point measured", ha="center", va="center")
+    style.legend(ax, loc="lower right")
+    return fig
+
+
+def _seconds(t: float | None) -> str:
+    return "n/a" if t is None else f"{t:.3g} s"
+
+
+def plot_energy(ctx: Context) -> Any:
+    fig, (ax,) = style.figure()
+    sizes = list(ctx.columns)
+    drawn = 0
+    for i, (label, pts) in enumerate(style.series(ctx).items()):
+        xs, ys = [], []
+        for p, r in pts:
+            j = style.num(r.get(f"joules_{ctx.statistic}"))
+            if j is not None and j > 0:
+                xs.append(sizes.index(p.input_name))
+                ys.append(j / (p.size_bytes / 1e6))
+        if xs:
+            ax.plot(xs, ys, label=label, **style.series_style(i))
+            drawn += 1
+    style.size_axis(ax, sizes)
+    ax.set_ylabel("energy (J/MB)")
+    ax.set_title(CAPTIONS["energy_per_mb"][0])
+    if drawn:
+        ax.set_yscale("log")
+        style.log_ticks(ax)
+        ax.grid(True, which="major", alpha=0.3)
+        style.legend(ax)
+    else:
+        ax.text(
+            0.5,
+            0.5,
+            "no energy measured (reasons in the energy table's notes)",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
+    return fig

@@ -1,0 +1,141 @@
+"""What every plot shares: the figure, the styles of its series, log ticks, error bars
+from intervals, hollow markers for cells wider than the precision target, and the
+measured points of each row label."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from matplotlib import colormaps
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from ciphersweep.analysis.tables.model import Context, Measured, row_labels
+from ciphersweep.plan.sweep import Point
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
+LINESTYLES = ("-", "--", "-.", ":")
+OVERSUBSCRIBED = "#d62728"
+
+
+def figure(ncols: int = 1, width: float = 7.0) -> Any:
+    fig = Figure(figsize=(max(width, 4.2 * ncols), 4.6), dpi=110, layout="constrained")
+    axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
+    return fig, axes
+
+
+def num(v: Any) -> float | None:
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def yerr(values: Sequence[float], bounds: Sequence[tuple[float, float] | None]) -> Any:
+    """matplotlib's asymmetric yerr from (low, high) bounds (0 where unknown)."""
+    lows = [max(0.0, v - b[0]) if b else 0.0 for v, b in zip(values, bounds)]
+    highs = [max(0.0, b[1] - v) if b else 0.0 for v, b in zip(values, bounds)]
+    return [lows, highs]
+
+
+def hollow(ax: Any, xs: Sequence[float], cells: Sequence[Measured], style: Any) -> bool:
+    """Redraw the cells wider than the target with a hollow marker; True if any."""
+    wide = [(x, c.value) for x, c in zip(xs, cells) if c.note]
+    if wide:
+        ax.plot(
+            [x for x, _ in wide],
+            [y for _, y in wide],
+            linestyle="none",
+            marker=style.get("marker", "o"),
+            markersize=9,
+            markerfacecolor="white",
+            markeredgecolor=style.get("color"),
+            zorder=4,
+        )
+    return bool(wide)
+
+
+def flag_note(fig: Any, any_wide: bool, ctx: Context) -> None:
+    if any_wide:
+        fig.text(
+            0.01,
+            0.005,
+            f"hollow: 95% interval wider than ±{100 * ctx.target:g}% "
+            "(or too few repetitions)",
+            fontsize="small",
+        )
+
+
+def measured_bounds(cells: Sequence[Measured]) -> list[tuple[float, float]]:
+    return [(c.low, c.high) for c in cells]
+
+
+def ok(row: dict[str, Any] | None) -> bool:
+    return row is not None and row.get("status") == "ok"
+
+
+def truthy(v: Any) -> bool:
+    return str(v).strip().lower() in ("true", "1", "1.0", "yes")
+
+
+def series(
+    ctx: Context, points: Sequence[Point] | None = None
+) -> dict[str, list[tuple[Point, dict[str, Any]]]]:
+    """Row label -> the label's measured points, by data size (labels made over
+    ``points``, default all the campaign's)."""
+    points = ctx.points if points is None else points
+    labels = row_labels(points)
+    out: dict[str, list[tuple[Point, dict[str, Any]]]] = {}
+    for p in points:
+        r = ctx.by_point.get(p.id)
+        if ok(r):
+            out.setdefault(labels[p.id], []).append((p, r))  # type: ignore[arg-type]
+    for pts in out.values():
+        pts.sort(key=lambda x: x[0].size_bytes)
+    return out
+
+
+def series_style(i: int) -> dict[str, Any]:
+    """Marker, line style and colour of the i-th series (distinct for 48 series)."""
+    cmap = colormaps["tab10"]
+    return {
+        "color": cmap(i % 10),
+        "marker": MARKERS[i % len(MARKERS)],
+        "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)],
+    }
+
+
+def size_styles(sizes: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Data size -> style: sequential colour map (darker = larger), marker, line style."""
+    cmap = colormaps["viridis"]
+    n = max(1, len(sizes) - 1)
+    return {
+        s: {
+            "color": cmap(0.85 - 0.85 * i / n),
+            "marker": MARKERS[i % len(MARKERS)],
+            "linestyle": LINESTYLES[i % len(LINESTYLES)],
+        }
+        for i, s in enumerate(sizes)
+    }
+
+
+def log_ticks(ax: Any, axis: str = "y") -> None:
+    """Readable log ticks: 1-2-5 per decade, plain numbers."""
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(NullFormatter())
+
+
+def size_axis(ax: Any, sizes: Sequence[str]) -> None:
+    ax.set_xticks(range(len(sizes)))
+    ax.set_xticklabels(sizes, rotation=30 if len(sizes) > 5 else 0)
+    ax.set_xlabel("data size")
+
+
+def legend(ax: Any, **kw: Any) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize="small", **kw)
