@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ciphersweep.job import energy, provenance, runner
+from ciphersweep.job import energy, provenance, record_schema, runner
 from ciphersweep.plan.sweep import Point, point_id
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -129,7 +129,7 @@ def test_local_run_records(
 
     for r in recs:
         assert r["status"] == "ok"
-        assert runner.validate_record(r) is None
+        assert record_schema.validate_record(r) is None
         # timings intact whatever happened to energy
         assert r["t_total"] > 0 and r["t_compute"] > 0 and r["verified"] is True
         assert r["bytes"] == SIZE and r["ranks"] == ranks and r["threads"] == threads

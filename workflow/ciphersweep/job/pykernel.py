@@ -24,6 +24,7 @@ from typing import Any
 
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.core import stats as cs_stats
+from ciphersweep.job import energy as cs_energy
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.plan import fingerprint as cs_fp
 
@@ -132,9 +133,6 @@ class Energy:
         if mode in ("none", "likwid"):
             self.note = "energy: not read by the kernel" if mode == "none" else None
             return
-        from ciphersweep.job import energy as cs_energy
-
-        self._energy = cs_energy
         chk = cs_energy.check_rapl()
         if not chk.ok:
             self.note = f"rapl: {chk.reason}"
@@ -161,7 +159,7 @@ class Energy:
             d = (
                 None
                 if a is None or b is None
-                else self._energy.energy_delta_uj(a, b, z.max_energy_range_uj)
+                else cs_energy.energy_delta_uj(a, b, z.max_energy_range_uj)
             )
             if d is None:
                 return {
