@@ -188,7 +188,10 @@ def test_replacing_is_all_or_nothing(tmp_path: Path) -> None:
 
 
 def test_killed_kernel_reason_names_the_signal() -> None:
-    assert kernel_process.exit_reason(-signal.SIGKILL, "") == "killed by signal 9 (SIGKILL)"
+    assert (
+        kernel_process.exit_reason(-signal.SIGKILL, "")
+        == "killed by signal 9 (SIGKILL)"
+    )
     assert (
         kernel_process.exit_reason(-15, "aes-mpi: stopped\n")
         == "killed by signal 15 (SIGTERM): aes-mpi: stopped"

@@ -25,6 +25,7 @@ from typing import Any
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.core import stats as cs_stats
 from ciphersweep.job import energy as cs_energy
+from ciphersweep.job import hostfacts
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.plan import fingerprint as cs_fp
 
@@ -225,7 +226,7 @@ def base_record(
         "t_gather": None,
         "cores_used": 1,
         "host": socket.gethostname(),
-        "cpu_model": _cpu_model(),
+        "cpu_model": hostfacts.cpu_model(),
         "cpu_cores": os.cpu_count(),
         "gpu_model": None,
         "gpu_driver": None,
@@ -234,17 +235,6 @@ def base_record(
         "mpi_version": None,
         "openssl_version": cs_ciphers.openssl_version(),
     }
-
-
-def _cpu_model() -> str | None:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return None
 
 
 def check(job: Job, out: bytes, rep: str) -> None:
