@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from ciphersweep.core import paths
+from ciphersweep.core.digest import hash_file
 
 __all__ = [
     "KERNEL_FIELDS",
     "ORCHESTRATOR_FIELDS",
-    "files_digest",
     "git_dirty",
     "git_revision",
     "image_digest",
@@ -130,30 +130,14 @@ def image_digest(path: str | os.PathLike[str] | None) -> str | None:
     p = Path(path)
     h = hashlib.sha256()
     if p.is_file():
-        with p.open("rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
+        hash_file(h, p)
         return f"sha256:{h.hexdigest()}"
     if p.is_dir():
         for f in sorted(x for x in p.rglob("*") if x.is_file() and not x.is_symlink()):
             h.update(str(f.relative_to(p)).encode() + b"\0")
-            with f.open("rb") as fh:
-                for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                    h.update(chunk)
+            hash_file(h, f)
         return f"sha256:{h.hexdigest()}"
     return None
-
-
-def files_digest(files: list[str], extra: str = "") -> str:
-    """``sha256:<hex>`` over the names and contents of ``files`` (in the given order)
-    and ``extra``: what the kernels are built from, as one value."""
-    h = hashlib.sha256(extra.encode() + b"\0")
-    for name in files:
-        h.update(name.encode() + b"\0")
-        with open(name, "rb") as fh:
-            for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return f"sha256:{h.hexdigest()}"
 
 
 def slurm_ids(env: Mapping[str, str] | None = None) -> dict[str, str | None]:

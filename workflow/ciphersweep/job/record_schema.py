@@ -3,7 +3,7 @@ against ``workflow/schemas/record.schema.yaml``, and the ``attempt`` token of a 
 measured for the first time.
 
 Every kernel (C or Python-side) writes records of this schema; the bench job refuses a
-kernel's records that do not match it (:mod:`ciphersweep.job.runner`) and admission
+kernel's records that do not match it (:mod:`ciphersweep.job.kernel_process`) and admission
 refuses a raw file's (:mod:`ciphersweep.verdict.admission`).
 """
 

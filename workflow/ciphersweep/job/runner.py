@@ -10,13 +10,13 @@ the records of a run carry the ``attempt`` token it was started with.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ciphersweep.core.digest import file_hexdigest
 from ciphersweep.job import busy as cs_busy
 from ciphersweep.job import cpusample
 from ciphersweep.job import kernel_process as cs_kproc
@@ -169,8 +169,4 @@ def build_image(
     run_logged([script, recipe, image], log, env)
     if os.path.exists(digest) and Path(digest).read_text().strip():
         return  # the build script wrote it ("<hex>  <file>", as sha256sum prints it)
-    h = hashlib.sha256()
-    with open(image, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    Path(digest).write_text(f"{h.hexdigest()}  {os.path.basename(image)}\n")
+    Path(digest).write_text(f"{file_hexdigest(image)}  {os.path.basename(image)}\n")

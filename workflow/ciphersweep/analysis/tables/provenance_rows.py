@@ -108,7 +108,7 @@ def provenance_rows(
     """(label, value) rows for the report's provenance section.
 
     ``records``: the measurements (an iterable of dicts or a pandas DataFrame, one row
-    per repetition); ``facts``: :func:`host_facts` of the machine that made the report.
+    per repetition); ``facts``: :func:`ciphersweep.job.hostfacts.host_facts` of the machine that made the report.
     Several distinct values are listed (at most ``max_values``, then "+N more");
     nothing known is shown as "unknown".
     """
