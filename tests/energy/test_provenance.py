@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from ciphersweep.job import provenance
+from ciphersweep.analysis.tables import provenance_rows
+from ciphersweep.job import hostfacts, provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -31,7 +32,7 @@ def test_git_revision_outside_a_checkout(tmp_path: Path) -> None:
 
 
 def test_openssl_version_is_the_cli() -> None:
-    assert provenance.openssl_version() == sh("openssl", "version")
+    assert hostfacts.openssl_version() == sh("openssl", "version")
 
 
 def test_image_digest(tmp_path: Path) -> None:
@@ -100,14 +101,14 @@ def test_orchestrator_fields(tmp_path: Path) -> None:
 
 def test_cpu_model() -> None:
     assert (
-        provenance.cpu_model("processor\t: 0\nmodel name\t: AMD EPYC 7763\n")
+        hostfacts.cpu_model("processor\t: 0\nmodel name\t: AMD EPYC 7763\n")
         == "AMD EPYC 7763"
     )
-    assert provenance.cpu_model("Model\t\t: Raspberry Pi 4\n") == "Raspberry Pi 4"
+    assert hostfacts.cpu_model("Model\t\t: Raspberry Pi 4\n") == "Raspberry Pi 4"
 
 
 def test_host_facts_this_machine() -> None:
-    f = provenance.host_facts()
+    f = hostfacts.host_facts()
     assert f["host"] == socket.gethostname()
     assert f["openssl"] == sh("openssl", "version")
     assert f["git_rev"] == sh("git", "rev-parse", "HEAD")
@@ -149,7 +150,7 @@ def test_provenance_rows_from_measurements() -> None:
         ]
     )
     rows = dict(
-        provenance.provenance_rows(
+        provenance_rows.provenance_rows(
             df, {"cpu_sockets": 2, "git_dirty": False, "host": "login"}
         )
     )
@@ -168,7 +169,7 @@ def test_provenance_rows_from_measurements() -> None:
 @pytest.mark.parametrize("n", [1, 8])
 def test_provenance_rows_many_values(n: int) -> None:
     recs = [{"host": f"node{i}", "timestamp": "t"} for i in range(n)]
-    hosts = dict(provenance.provenance_rows(recs, max_values=6))["Hosts"]
+    hosts = dict(provenance_rows.provenance_rows(recs, max_values=6))["Hosts"]
     assert hosts.count("node") == min(n, 6)
     assert ("+2 more" in hosts) == (n == 8)
 
@@ -190,7 +191,7 @@ def test_gpu_state_rows() -> None:
             "gpu_temp_c_end": 45.0,
         },
     ]
-    rows = dict(provenance.provenance_rows(recs))
+    rows = dict(provenance_rows.provenance_rows(recs))
     assert rows["GPU power limit [W]"] == "700"
     assert rows["GPU SM clock [MHz]"] == "1755 .. 1980 (start and end of the points)"
     assert rows["GPU temperature [°C]"].startswith("38 .. 61")
@@ -199,10 +200,10 @@ def test_gpu_state_rows() -> None:
 
 def test_energy_sources_row() -> None:
     rows = dict(
-        provenance.provenance_rows([{"joules": None}, {"joules": float("nan")}])
+        provenance_rows.provenance_rows([{"joules": None}, {"joules": float("nan")}])
     )
     assert rows["Energy sources"] == "none (see the energy table's notes)"
     rows = dict(
-        provenance.provenance_rows([{"joules": 1.0, "energy_source": "likwid"}])
+        provenance_rows.provenance_rows([{"joules": 1.0, "energy_source": "likwid"}])
     )
     assert rows["Energy sources"] == "likwid"

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 from ciphersweep.core import atomic
-from ciphersweep.job import runner
+from ciphersweep.job import kernel_process, record_schema, runner
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import admission, records
 from support import KERNELS
@@ -114,7 +114,7 @@ def test_attempt_token_changes_only_for_failed_or_damaged(
     tmp_path: Path, kernel_lines
 ) -> None:
     path = tmp_path / f"{POINT.id}.jsonl"
-    assert admission.attempt_token(path, POINT) == admission.FIRST
+    assert admission.attempt_token(path, POINT) == record_schema.FIRST
     _raw(tmp_path, kernel_lines)
     assert admission.attempt_token(path, POINT) == "first"
     failed = {"schema": 1, "status": "failed", "reason": "exit 1: boom"}
@@ -188,12 +188,15 @@ def test_replacing_is_all_or_nothing(tmp_path: Path) -> None:
 
 
 def test_killed_kernel_reason_names_the_signal() -> None:
-    assert runner.exit_reason(-signal.SIGKILL, "") == "killed by signal 9 (SIGKILL)"
     assert (
-        runner.exit_reason(-15, "aes-mpi: stopped\n")
+        kernel_process.exit_reason(-signal.SIGKILL, "")
+        == "killed by signal 9 (SIGKILL)"
+    )
+    assert (
+        kernel_process.exit_reason(-15, "aes-mpi: stopped\n")
         == "killed by signal 15 (SIGTERM): aes-mpi: stopped"
     )
-    assert runner.exit_reason(1, "") == "exit 1: no message"
+    assert kernel_process.exit_reason(1, "") == "exit 1: no message"
 
 
 def test_bench_job_error_becomes_the_points_failure(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from ciphersweep.core import ciphers
-from ciphersweep.job import launch, runner
+from ciphersweep.job import launch, record_schema, runner
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan.sweep import Point, expand
 from support import ROOT, base_config
@@ -161,7 +161,7 @@ def test_openssl_enc_point_verified(tmp_path: Path, op: str) -> None:
     assert res["status"] == "ok", res
     assert len(recs) == 2 and all(r["verified"] is True for r in recs)
     r = recs[0]
-    assert runner.validate_record(r) is None
+    assert record_schema.validate_record(r) is None
     assert r["backend"] == "command" and r["impl"] == "openssl-enc"
     assert r["t_total"] > 0 and r["cpu_user_s"] + r["cpu_sys_s"] > 0
     assert (
@@ -197,7 +197,7 @@ def test_pycryptodome_point_verified(
     )
     assert res["status"] == "ok", res
     r = recs[0]
-    assert runner.validate_record(r) is None
+    assert record_schema.validate_record(r) is None
     assert r["verified"] is True and r["library_version"].startswith("PyCryptodome ")
     assert r["key_bits"] == (key_bits or ciphers.cipher(cipher).key_bits)
     assert r["t_keyexp"] + r["t_compute"] == pytest.approx(r["t_total"])

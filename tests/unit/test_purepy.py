@@ -14,6 +14,7 @@ from ciphersweep.job import (
     purepy_aes,
     purepy_chacha,
     purepy_des,
+    record_schema,
     runner,
 )
 from ciphersweep.plan import config as cs_config
@@ -104,7 +105,7 @@ def test_purepy_point_verified_against_openssl(
     assert res["status"] == "ok", res
     assert len(recs) == 2 and all(r["verified"] is True for r in recs)
     r = recs[0]
-    assert runner.validate_record(r) is None
+    assert record_schema.validate_record(r) is None
     assert r["backend"] == "purepy" and r["key_bits"] == ciphers.cipher(cipher).key_bits
     assert r["t_keyexp"] + r["t_compute"] == pytest.approx(r["t_total"])
 

@@ -19,6 +19,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from ciphersweep.job.logged import run_logged
+
 # Libraries whose object files are "the algorithm" in the size table: the cipher cores,
 # not the runner (cs_common) that every binary shares.
 ALGORITHM_LIBS = ("cs_aes", "cs_aead")
@@ -170,8 +172,6 @@ def build_kernels(
 ) -> None:
     """The build rules: the one build script into ``bdir`` (only ``targets``), then
     ``build-info.json`` beside the binaries (read back into every record)."""
-    from ciphersweep.job.runner import run_logged
-
     Path(log).parent.mkdir(parents=True, exist_ok=True)
     Path(log).write_text("")
     env = dict(os.environ)

@@ -12,9 +12,11 @@ which measurements were taken on a busy machine. Nothing here runs at parse time
 from __future__ import annotations
 
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TextIO
 
 # a process using at least this share of one CPU over the sample counts as CPU-heavy
 HEAVY_SHARE = 0.5
@@ -118,3 +120,20 @@ def check(
             heavy.append((pid, name, share))
     heavy.sort(key=lambda h: -h[2])
     return Busy(os.getloadavg()[0], len(mine), heavy)
+
+
+def before_point(point_id: str, where: str, log: TextIO) -> dict[str, Any]:
+    """Local runs: load and other CPU-heavy processes before the kernel starts; one
+    warning line (job log and stderr) when the machine is busy; the record fields."""
+    if where != "local":
+        return {}
+    try:
+        found = check()
+    except OSError as exc:  # no /proc: say so, never stop a measurement
+        print(f"busy check: not possible ({exc})", file=log)
+        return {}
+    print(f"busy check: load {found.load1:.2f}, {found.warning or 'idle'}", file=log)
+    if found.warning:
+        line = f"ciphersweep: warning: busy machine before {point_id}: {found.warning}"
+        print(line, file=sys.stderr, flush=True)
+    return found.fields()

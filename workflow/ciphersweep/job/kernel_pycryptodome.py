@@ -18,6 +18,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import Crypto
+from Crypto.Cipher import AES, DES, DES3, Blowfish, ChaCha20
+from Crypto.Util.Padding import pad, unpad
+
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.job import pykernel
 
@@ -27,8 +31,6 @@ PROG = "aes-pycryptodome"
 def factory(c: cs_ciphers.Cipher) -> Callable[[], Any]:
     """A function making a fresh PyCryptodome cipher object for ``c`` (key and IV as
     OpenSSL's reference uses them)."""
-    from Crypto.Cipher import AES, DES, DES3, Blowfish, ChaCha20
-
     key, iv = c.key(), c.iv()
     if c.family == "chacha20":
         # OpenSSL's IV = 32-bit little-endian block counter || 96-bit nonce
@@ -59,8 +61,6 @@ def factory(c: cs_ciphers.Cipher) -> Callable[[], Any]:
 def one_rep(
     c: cs_ciphers.Cipher, make: Callable[[], Any]
 ) -> Callable[[pykernel.Job], pykernel.Rep]:
-    from Crypto.Util.Padding import pad, unpad
-
     def rep(job: pykernel.Job) -> pykernel.Rep:
         t0 = time.perf_counter()
         obj = make()
@@ -83,8 +83,6 @@ def one_rep(
 
 
 def run(ns: Any) -> list[dict[str, Any]]:
-    import Crypto
-
     job = pykernel.prepare(ns)
     rec0 = pykernel.base_record(ns, job, "pycryptodome", "pycryptodome")
     rec0["clock"] = "perf_counter"

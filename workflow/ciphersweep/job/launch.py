@@ -17,15 +17,19 @@ program is given to ``aes-command`` after ``--`` as an argument list whose place
 from __future__ import annotations
 
 import os
+import pwd
 import shlex
 import string
-import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from ciphersweep.core import paths
+from ciphersweep.job.launch_env import (
+    mpi_network_env,
+    omp_binding_env,
+    slurm_allocation_env,
+)
 from ciphersweep.plan.sweep import AEAD_MODES, Point
 
 # backends whose kernel is a module of this package, run by the workflow's Python
@@ -260,7 +264,7 @@ def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str,
             plat.image,
             "--",
         ]
-        env = {} if os.environ.get("USER") else {"USER": _user()}
+        env = {} if os.environ.get("USER") else {"USER": user_name()}
         if point.backend == "mpi":
             # every rank runs in its own user namespace, where Open MPI's CMA single-copy
             # transport cannot work; it would warn (and garble mpirun's log) otherwise
@@ -269,9 +273,8 @@ def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str,
     raise ValueError(f"unknown container runtime {plat.runtime!r}")
 
 
-def _user() -> str:
-    import pwd
-
+def user_name() -> str:
+    """This user's name (for Charliecloud, which needs ``$USER``)."""
     try:
         return pwd.getpwuid(os.getuid()).pw_name
     except KeyError:  # pragma: no cover
@@ -325,82 +328,6 @@ def build(
         + list(args)
     )
     return Launch(argv=argv, oversubscribed=oversub, env=env)
-
-
-def mpi_network_env(
-    network: str, environ: dict[str, str] | None = None
-) -> dict[str, str]:
-    """Open MPI settings for ranks on several nodes talking over one TCP network.
-
-    ``network`` (config ``cluster.mpi_network``) is an interface name or a CIDR block:
-    the out-of-band channel (oob) and the byte transfer layer (btl) use only it, ranks
-    on the same node use shared memory (vader), and the pml is ob1, which drives those
-    btls (UCX would look for other devices). Nothing is set for "", and settings
-    already in the user's environment win."""
-    if not network:
-        return {}
-    env = os.environ if environ is None else environ
-    want = {
-        "OMPI_MCA_pml": "ob1",
-        "OMPI_MCA_btl": "self,vader,tcp",
-        "OMPI_MCA_btl_tcp_if_include": network,
-        "OMPI_MCA_oob_tcp_if_include": network,
-    }
-    return {k: v for k, v in want.items() if k not in env}
-
-
-def omp_binding_env(environ: dict[str, str] | None = None) -> dict[str, str]:
-    """OpenMP threads pinned one per core, so that a thread never migrates during a
-    timed region; settings already in the user's environment win."""
-    env = os.environ if environ is None else environ
-    want = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
-    return {k: v for k, v in want.items() if k not in env}
-
-
-def slurm_allocation_env(
-    environ: dict[str, str] | None = None,
-    run: Callable[..., Any] = subprocess.run,
-) -> dict[str, str]:
-    """Allocation variables mpirun needs to see the job's nodes and slots.
-
-    Snakemake's Slurm job step passes on only SLURM_JOB_ID of the SLURM_* variables, and
-    Open MPI's mpirun without SLURM_JOB_NODELIST / SLURM_TASKS_PER_NODE fails (or runs
-    everything on the first node). They are read back from ``scontrol show job``.
-    Nothing is returned outside a job or when the variables are already there."""
-    env = dict(os.environ if environ is None else environ)
-    job = env.get("SLURM_JOB_ID") or env.get("SLURM_JOBID")
-    if not job or env.get("SLURM_JOB_NODELIST"):
-        return {}
-    try:
-        out = run(
-            ["scontrol", "show", "job", "-o", job],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return {}
-    fields = dict(item.split("=", 1) for item in (out or "").split() if "=" in item)
-    nodelist = fields.get("NodeList", "")
-    try:
-        nodes = int(fields.get("NumNodes", "1").split("-")[0])
-        tasks = int(fields.get("NumTasks", "1"))
-    except ValueError:
-        return {}
-    if not nodelist or nodelist == "(null)" or nodes < 1:
-        return {}
-    per_node = -(-tasks // nodes)
-    tpn = str(per_node) if nodes == 1 else f"{per_node}(x{nodes})"
-    return {
-        "SLURM_JOB_NODELIST": nodelist,
-        "SLURM_NODELIST": nodelist,
-        "SLURM_JOB_NUM_NODES": str(nodes),
-        "SLURM_NNODES": str(nodes),
-        "SLURM_NTASKS": str(tasks),
-        "SLURM_TASKS_PER_NODE": tpn,
-        "SLURM_JOBID": job,
-    }
 
 
 def generator_argv(plat: Platform) -> list[str]:

@@ -24,6 +24,8 @@ from typing import Any
 
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.core import stats as cs_stats
+from ciphersweep.job import energy as cs_energy
+from ciphersweep.job import hostfacts
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.plan import fingerprint as cs_fp
 
@@ -132,9 +134,6 @@ class Energy:
         if mode in ("none", "likwid"):
             self.note = "energy: not read by the kernel" if mode == "none" else None
             return
-        from ciphersweep.job import energy as cs_energy
-
-        self._energy = cs_energy
         chk = cs_energy.check_rapl()
         if not chk.ok:
             self.note = f"rapl: {chk.reason}"
@@ -161,7 +160,7 @@ class Energy:
             d = (
                 None
                 if a is None or b is None
-                else self._energy.energy_delta_uj(a, b, z.max_energy_range_uj)
+                else cs_energy.energy_delta_uj(a, b, z.max_energy_range_uj)
             )
             if d is None:
                 return {
@@ -227,7 +226,7 @@ def base_record(
         "t_gather": None,
         "cores_used": 1,
         "host": socket.gethostname(),
-        "cpu_model": _cpu_model(),
+        "cpu_model": hostfacts.cpu_model(),
         "cpu_cores": os.cpu_count(),
         "gpu_model": None,
         "gpu_driver": None,
@@ -236,17 +235,6 @@ def base_record(
         "mpi_version": None,
         "openssl_version": cs_ciphers.openssl_version(),
     }
-
-
-def _cpu_model() -> str | None:
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return None
 
 
 def check(job: Job, out: bytes, rep: str) -> None:

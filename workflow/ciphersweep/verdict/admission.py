@@ -19,37 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ciphersweep.core import paths
+from ciphersweep.job.record_schema import FIRST, validate_record
 from ciphersweep.plan.fingerprint import Expected, mismatch
 from ciphersweep.plan.sweep import Point
-
-RECORD_SCHEMA = paths.SCHEMAS / "record.schema.yaml"
-
-# attempt token of a point measured for the first time
-FIRST = "first"
-
-
-@lru_cache(maxsize=1)
-def _record_validator() -> Any:
-    import jsonschema
-
-    with open(RECORD_SCHEMA) as fh:
-        return jsonschema.Draft202012Validator(yaml.safe_load(fh))
-
-
-def validate_record(rec: dict[str, Any]) -> str | None:
-    """None when the record matches the record schema, else a one-line reason."""
-    err = next(iter(_record_validator().iter_errors(rec)), None)
-    if err is None:
-        return None
-    where = ".".join(str(p) for p in err.absolute_path) or "record"
-    return f"{where}: {err.message}"
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pandas as pd
 
 from ciphersweep.core import stats
 from ciphersweep.core.atomic import replacing
 from ciphersweep.plan.fingerprint import Expected
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import admission
-
-if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
 
 # numeric record fields summarised per point (median; t_total also min/max/quartiles)
 # what summary.csv keeps of every measured column other than t_total
@@ -62,7 +61,7 @@ NUMERIC = (
     "joules_d2h",
 )
 # per-point descriptive fields taken from the first record
-FIRST = (
+FROM_FIRST_RECORD = (
     "impl",
     "host",
     "energy_source",
@@ -123,8 +122,6 @@ def collect(
     """(measurements, failures, summary) data frames from the raw files of ``points``;
     with ``expected`` (point id -> the plan's fingerprint) only records of the planned
     fingerprint are admitted."""
-    import pandas as pd
-
     by_id = {p.id: p for p in points}
     rows: list[dict[str, Any]] = []
     fails: list[dict[str, Any]] = []
@@ -136,84 +133,101 @@ def collect(
             continue
         verdict = admission.judge(f, p, (expected or {}).get(pid))
         base = point_row(p)
-        s: dict[str, Any] = dict(base)
         if not verdict.ok:
-            reason = verdict.reason
-            fails.append(
-                {
-                    **base,
-                    "reason": reason,
-                    "launch_line": (verdict.failure or {}).get("launch_line"),
-                }
-            )
-            s.update({"status": "failed", "reason": reason, "n": 0})
-            summ.append(s)
+            failure = (verdict.failure or {}).get("launch_line")
+            fails.append({**base, "reason": verdict.reason, "launch_line": failure})
+            summ.append({**base, "status": "failed", "reason": verdict.reason, "n": 0})
             continue
-        ok = verdict.records
-        for r in ok:
-            row = dict(r)
-            # one column of text: a nested object is no tidy cell
-            row["fingerprint"] = json.dumps(r.get("fingerprint"), sort_keys=True)
-            row.setdefault("point", pid)
-            row["status"] = "ok"
-            for k in ("size_label", "input_name", "cfg_impl", "p"):
-                row[k] = base[k]
-            rows.append(row)
-        s.update({"status": "ok", "reason": None, "n": len(ok)})
-        for k in FIRST:
-            s[k] = ok[0].get(k)
-        s["impl"] = ok[0].get("impl", p.impl)
-        frame = pd.DataFrame(ok)
-        for col in NUMERIC:
-            if col in frame and frame[col].notna().any():
-                vals = pd.to_numeric(frame[col], errors="coerce").dropna()
-                if col == "t_total":  # median, its 95% CI, mean and its CI, spread
-                    procs = (
-                        list(frame.loc[vals.index, "process"])
-                        if "process" in frame
-                        else None
-                    )
-                    s.update(stats.summarize(list(vals), "t_total", procs))
-                else:  # the median and the mean, each with its 95% interval
-                    est = stats.summarize(list(vals), col)
-                    s.update(
-                        {f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES}
-                        if est
-                        else {}
-                    )
-        if s.get("t_total_median"):
-            s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
-        summ.append(s)
-    meas = pd.DataFrame(rows)
-    if not meas.empty:
-        lead = [
-            c
-            for c in (
-                "campaign",
-                "point",
-                "backend",
-                "impl",
-                "mode",
-                "op",
-                "size_label",
-                "bytes",
-                "ranks",
-                "threads",
-                "gpu",
-                "rep",
-            )
-            if c in meas
-        ]
-        meas = meas[lead + sorted(c for c in meas.columns if c not in lead)]
+        rows += _measurement_rows(verdict.records, pid, base)
+        summ.append(_point_summary(p, base, verdict.records))
     failures = pd.DataFrame(fails, columns=list(POINT_COLS) + ["reason", "launch_line"])
+    return _ordered_measurements(rows), failures, _ordered_summary(summ)
+
+
+def _measurement_rows(
+    ok: list[dict[str, Any]], pid: str, base: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """One row per admitted repetition: every record field and the plan's labels."""
+    rows = []
+    for r in ok:
+        row = dict(r)
+        # one column of text: a nested object is no tidy cell
+        row["fingerprint"] = json.dumps(r.get("fingerprint"), sort_keys=True)
+        row.setdefault("point", pid)
+        row["status"] = "ok"
+        for k in ("size_label", "input_name", "cfg_impl", "p"):
+            row[k] = base[k]
+        rows.append(row)
+    return rows
+
+
+def _point_summary(
+    p: Point, base: Mapping[str, Any], ok: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The summary row of an admitted point."""
+    s: dict[str, Any] = {**base, "status": "ok", "reason": None, "n": len(ok)}
+    for k in FROM_FIRST_RECORD:
+        s[k] = ok[0].get(k)
+    s["impl"] = ok[0].get("impl", p.impl)
+    s.update(_numeric_summary(pd.DataFrame(ok)))
+    if s.get("t_total_median"):
+        s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
+    return s
+
+
+def _numeric_summary(frame: pd.DataFrame) -> dict[str, Any]:
+    """t_total: median, its 95% CI, mean and its CI, spread; every other measured
+    column: the median and the mean, each with its 95% interval."""
+    s: dict[str, Any] = {}
+    for col in NUMERIC:
+        if col not in frame or not frame[col].notna().any():
+            continue
+        vals = pd.to_numeric(frame[col], errors="coerce").dropna()
+        if col == "t_total":
+            procs = (
+                list(frame.loc[vals.index, "process"]) if "process" in frame else None
+            )
+            s.update(stats.summarize(list(vals), "t_total", procs))
+            continue
+        est = stats.summarize(list(vals), col)
+        if est:
+            s.update({f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES})
+    return s
+
+
+_MEASUREMENT_LEAD = (
+    "campaign",
+    "point",
+    "backend",
+    "impl",
+    "mode",
+    "op",
+    "size_label",
+    "bytes",
+    "ranks",
+    "threads",
+    "gpu",
+    "rep",
+)
+
+
+def _ordered_measurements(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    meas = pd.DataFrame(rows)
+    if meas.empty:
+        return meas
+    lead = [c for c in _MEASUREMENT_LEAD if c in meas]
+    return meas[lead + sorted(c for c in meas.columns if c not in lead)]
+
+
+def _ordered_summary(summ: list[dict[str, Any]]) -> pd.DataFrame:
     summary = pd.DataFrame(summ)
-    if not summary.empty:
-        lead = list(POINT_COLS) + ["status", "reason", "n", "impl"]
-        summary = summary[
-            [c for c in lead if c in summary]
-            + [c for c in summary.columns if c not in lead]
-        ]
-    return meas, failures, summary
+    if summary.empty:
+        return summary
+    lead = list(POINT_COLS) + ["status", "reason", "n", "impl"]
+    return summary[
+        [c for c in lead if c in summary]
+        + [c for c in summary.columns if c not in lead]
+    ]
 
 
 def gather_files(
@@ -256,6 +270,5 @@ def _to_parquet(frame: pd.DataFrame, path: str) -> None:
 
 
 def load_summary(path: str | Path) -> pd.DataFrame:
-    import pandas as pd
-
+    """A gathered summary.csv."""
     return pd.read_csv(path, keep_default_na=True)

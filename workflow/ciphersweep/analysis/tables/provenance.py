@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ciphersweep.analysis.tables.model import Builder, Context, Table
-from ciphersweep.job.provenance import host_facts, provenance_rows
+from ciphersweep.analysis.tables.provenance_rows import provenance_rows
+from ciphersweep.job.hostfacts import host_facts
 
 
 def build_provenance_table(

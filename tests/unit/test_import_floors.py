@@ -1,0 +1,75 @@
+"""The package's stages import only downward: core < plan < job < verdict < analysis <
+campaign; a module imports from its own stage or a lower one, at module level (an
+import inside a function would hide a circle)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "workflow" / "ciphersweep"
+FLOORS = ("core", "plan", "job", "verdict", "analysis", "campaign")
+# the stages held to the rule (the others join as their imports are made downward)
+CHECKED = ("core", "job", "verdict")
+
+
+def _modules(stage: str) -> list[Path]:
+    return sorted((PACKAGE / stage).rglob("*.py"))
+
+
+def _imports(tree: ast.AST) -> list[tuple[str, bool]]:
+    """(imported ciphersweep module, whether the import sits inside a function)."""
+    found: list[tuple[str, bool]] = []
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
+            if isinstance(child, ast.ImportFrom) and child.module:
+                names = [child.module] + [
+                    f"{child.module}.{a.name}" for a in child.names
+                ]
+                found.extend((n, inner) for n in names if n.startswith("ciphersweep."))
+            elif isinstance(child, ast.Import):
+                found.extend(
+                    (a.name, inner)
+                    for a in child.names
+                    if a.name.startswith("ciphersweep.")
+                )
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def _stage(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in FLOORS else None
+
+
+@pytest.mark.parametrize("stage", CHECKED)
+def test_stage_imports_only_downward_at_module_level(stage: str) -> None:
+    assert _modules(stage), f"no modules under {stage}/"
+    bad = []
+    for path in _modules(stage):
+        for module, nested in _imports(ast.parse(path.read_text())):
+            target = _stage(module)
+            where = path.relative_to(PACKAGE)
+            if nested:
+                bad.append(f"{where}: imports {module} inside a function")
+            if target and FLOORS.index(target) > FLOORS.index(stage):
+                bad.append(f"{where}: imports {module} from a higher stage")
+    assert bad == []
+
+
+def test_the_checker_sees_an_upward_and_a_nested_import() -> None:
+    src = "import ciphersweep.analysis.plots\ndef f():\n    from ciphersweep.core import paths\n"
+    assert _imports(ast.parse(src)) == [
+        ("ciphersweep.analysis.plots", False),
+        ("ciphersweep.core", True),
+        ("ciphersweep.core.paths", True),
+    ]
+    assert _stage("ciphersweep.analysis.plots") == "analysis"

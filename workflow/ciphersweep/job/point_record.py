@@ -1,0 +1,108 @@
+"""The records a bench job writes for its point: the kernel's records completed with
+what only the orchestrator knows, or ONE failure record with the reason, written
+atomically to the point's raw file."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ciphersweep.job import build as cs_build
+from ciphersweep.job import provenance as cs_prov
+from ciphersweep.job.spec import RunSpec
+from ciphersweep.plan.sweep import Point
+
+
+def read_image_digest(digest_file: str | None) -> str | None:
+    """``sha256:<hex>`` from an image's digest file (``<hex>  <file>``); None without."""
+    if not digest_file or not os.path.exists(digest_file):
+        return None
+    text = Path(digest_file).read_text().split()
+    if not text:
+        return None
+    d = text[0]
+    return d if d.startswith("sha256:") else f"sha256:{d}"
+
+
+def failure_record(
+    point: Point, spec: RunSpec, reason: str, launch_line: str | None = None
+) -> dict[str, Any]:
+    """The one record of a point whose run failed, with the reason."""
+    return {
+        "schema": 1,
+        "status": "failed",
+        "reason": reason,
+        "backend": point.backend,
+        "impl": point.impl,
+        "cipher": point.cipher,
+        "mode": point.mode,
+        "op": point.op,
+        "bytes": point.size_bytes,
+        "ranks": point.ranks,
+        "threads": point.threads,
+        "gpu": point.gpus,
+        "block_threads": point.block_threads,
+        "rep": None,
+        "t_total": None,
+        "t_compute": None,
+        "verified": False,
+        "joules": None,
+        "energy_source": None,
+        "host": socket.gethostname(),
+        "timestamp": cs_prov.utc_now(),
+        "launch_line": launch_line,
+    }
+
+
+def orchestrator_fields(
+    point: Point, spec: RunSpec, launch_line: str, oversub: bool
+) -> dict[str, Any]:
+    """What the orchestrator adds to every record of a point."""
+    return {
+        **cs_prov.orchestrator_fields(
+            campaign=spec.campaign,
+            point=point.id,
+            image=spec.image,
+            runtime=spec.runtime,
+            launch_line=launch_line,
+            git_rev=spec.git_rev,
+            digest=read_image_digest(spec.image_digest_file),
+        ),
+        "size_label": point.size_label,
+        "input_name": point.input_name,
+        "oversubscribed": oversub,
+        "build_variant": point.variant or None,
+        **(cs_build.read_info(spec.kernel_dir) if spec.runtime == "none" else {}),
+        "attempt": spec.attempt,
+    }
+
+
+def fill(rec: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``rec`` with the fields of ``extra`` it lacks (or holds as null); in place."""
+    for k, v in extra.items():
+        if rec.get(k) is None:
+            rec[k] = v
+    return rec
+
+
+def completed(
+    records: list[dict[str, Any]], extra: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """A kernel's records marked ``ok`` (unless they say otherwise) and filled."""
+    for rec in records:
+        rec.setdefault("status", "ok")
+        fill(rec, extra)
+    return records
+
+
+def write(path: str, records: list[dict[str, Any]]) -> None:
+    """The point's raw file, one JSON record a line, replaced atomically."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as fh:
+        fh.writelines(json.dumps(rec, sort_keys=True) + "\n" for rec in records)
+    os.replace(tmp, path)
