@@ -8,18 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from ciphersweep import compare, config, tables
-from ciphersweep.sweep import Point
-from support import base_config
-
-
-def _p(backend: str, label: str, size: int, **kw) -> Point:
-    impl = kw.pop("impl", "ref")
-    cipher = kw.pop("cipher", "aes-128-ecb")
-    op = kw.pop("op", "encrypt")
-    pid = f"{backend}-{impl}-{cipher}-{op}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
-    return Point(
-        backend, impl, "ecb", op, cipher, size, label, label, None, id=pid, **kw
-    )
+from support import base_config, make_point
 
 
 def _ctx(rows, **cfg) -> tables.Context:
@@ -31,8 +20,8 @@ def _ctx(rows, **cfg) -> tables.Context:
     )
 
 
-SEQ = _p("seq", "1KiB", 1024)
-MPI = _p("mpi", "1KiB", 1024, ranks=32)
+SEQ = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
+MPI = make_point(size="1KiB", backend="mpi", impl="ref", cipher="aes-128-ecb", ranks=32)
 
 
 def _pousa_like() -> tables.Context:
@@ -148,7 +137,13 @@ def _ciphers() -> tables.Context:
             ("aes-128-ecb", 5.0),
             ("aes-256-ecb", 7.0),
         ):
-            p = _p("openssl", f"{size}B", size, impl="evp", cipher=cipher)
+            p = make_point(
+                size=f"{size}B",
+                backend="openssl",
+                mode="ecb",
+                impl="evp",
+                cipher=cipher,
+            )
             v = t * size
             rows.append(
                 (
@@ -393,7 +388,9 @@ def test_binary_size_from_the_build_records(tmp_path: Path, monkeypatch) -> None
     ]
     (d / "default.sizes.json").write_text(json.dumps({"rows": rows}))
     pts = [
-        _p("seq", lab, n, impl=impl, cipher="ascon-aead128")
+        make_point(
+            size=lab, backend="seq", mode="ecb", impl=impl, cipher="ascon-aead128"
+        )
         for impl in ("ascon-ref", "ascon-opt64")
         for lab, n in (("20B", 20), ("5KiB", 5120))
     ]
@@ -434,7 +431,9 @@ def _mean_ctx(**cfg) -> tables.Context:
         "t_total_mean_ci_low": 2.0,
         "t_total_mean_ci_high": 4.0,
     }
-    dec = _p("seq", "1KiB", 1024, op="decrypt")
+    dec = make_point(
+        size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb", op="decrypt"
+    )
     return _ctx([(SEQ, row), (dec, {**row, "t_total_mean": 1.0})], **cfg)
 
 
@@ -558,7 +557,9 @@ def test_ratio_of_means_and_order_on_average() -> None:
 
 
 def test_an_interval_reaching_zero_is_valid() -> None:
-    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    p = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="chacha20"
+    )
     row = {
         "t_total_mean": 1.0,
         "t_total_mean_ci_low": -2.0,  # two repetitions: Student's t reaches below 0
@@ -584,7 +585,9 @@ def test_a_published_cell_that_cannot_be_compared_has_no_ratio() -> None:
 
 
 def test_power_in_watts_with_its_interval_or_the_reason() -> None:
-    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    p = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="chacha20"
+    )
     row = {
         "t_total_mean": 2.0,
         "t_total_mean_ci_low": 1.0,
@@ -627,8 +630,12 @@ def test_a_stated_difference_of_times_with_its_interval() -> None:
 
 
 def test_an_unbounded_interval_gives_no_verdict() -> None:
-    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
-    q = _p("openssl", "1000B", 1000, impl="evp", cipher="aes-128-ecb")
+    p = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="chacha20"
+    )
+    q = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="aes-128-ecb"
+    )
     row = {
         "t_total_mean": 1.0,
         "t_total_mean_ci_low": -1.0,
