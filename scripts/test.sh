@@ -53,6 +53,6 @@ stage lint "ruff and snakefmt (seconds)" \
 # that shares one test cluster or campaign, and the container folder with its one
 # image, in one worker. CIPHERSWEEP_TEST_WORKERS=0 runs everything in this process.
 workers=${CIPHERSWEEP_TEST_WORKERS:-6}
-echo "==> pytest in $workers workers (about 15 min on 2 cores; the slowest parts say so when they start)"
+echo "==> pytest in $workers workers (the folders run side by side; the longest Slurm module sets the pace; the slowest parts say so when they start)"
 .venv/bin/pytest -ra -n "$workers" --dist loadgroup tests "$@"
 echo "==> all tests passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"
