@@ -49,10 +49,10 @@ stage lint "ruff and snakefmt (seconds)" \
 # pytest reports as it goes: each test folder announces itself with what it does and
 # roughly how long it takes alone (tests/conftest.py). pytest-xdist runs the tests in
 # CIPHERSWEEP_TEST_WORKERS processes (default 6: most of the Slurm and container time is
-# spent waiting on daemons, not on the 2 cores); `--dist loadgroup` keeps each module
-# that shares one test cluster or campaign, and the container folder with its one
-# image, in one worker. CIPHERSWEEP_TEST_WORKERS=0 runs everything in this process.
+# spent waiting on daemons, not on the 2 cores); `--dist loadfile` keeps each module, with
+# its own test cluster or campaign run, in one worker, and the longest folders start
+# first (tests/conftest.py). CIPHERSWEEP_TEST_WORKERS=0 runs everything in this process.
 workers=${CIPHERSWEEP_TEST_WORKERS:-6}
 echo "==> pytest in $workers workers (the folders run side by side; the longest Slurm module sets the pace; the slowest parts say so when they start)"
-.venv/bin/pytest -ra -n "$workers" --dist loadgroup tests "$@"
+.venv/bin/pytest -ra -n "$workers" --dist loadfile --no-loadscope-reorder tests "$@"
 echo "==> all tests passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

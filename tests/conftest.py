@@ -47,3 +47,24 @@ def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
     if folder in FOLDERS and folder not in _announced:
         _announced.add(folder)
         print(f"\n--- tests/{folder}: {FOLDERS[folder]}", flush=True)
+
+
+# Under pytest-xdist (scripts/test.sh: `--dist loadfile --no-loadscope-reorder`) each test
+# module goes whole to one worker, so that a module's own test cluster or campaign run
+# (module-scoped fixtures) is set up once; the modules are handed out in collection
+# order. The workers collect the longest folders first, so that they start at once and
+# the short ones fill the gaps; a run in one process keeps pytest's own order.
+LONGEST_FIRST = ["slurm", "workflow", "containers", "unit", "energy"]
+
+
+def _folder_rank(item: pytest.Item) -> int:
+    parts = item.nodeid.split("/")
+    folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
+    return (
+        LONGEST_FIRST.index(folder) if folder in LONGEST_FIRST else len(LONGEST_FIRST)
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=_folder_rank)  # stable: each module keeps its own order

@@ -12,10 +12,6 @@ from pathlib import Path
 import pytest
 from imagetools import ROOT, stage_image
 
-# The container tests share one cached image and one Charliecloud store: one pytest-xdist
-# worker runs the whole folder.
-pytestmark = pytest.mark.xdist_group("containers")
-
 SNAKEMAKE = ROOT / ".venv" / "bin" / "snakemake"
 
 

@@ -15,10 +15,6 @@ import deffile
 import pytest
 from imagetools import CONTAINERS, CPU_KERNELS, ch_env, ch_run
 
-# The container tests share one cached image and one Charliecloud store: one pytest-xdist
-# worker runs the whole folder.
-pytestmark = pytest.mark.xdist_group("containers")
-
 KEY = "000102030405060708090a0b0c0d0e0f"
 IV = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
 SIZE = "200KiB"  # not a multiple of the 64 KiB chunk sizes kernels like to use

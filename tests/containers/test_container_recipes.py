@@ -16,10 +16,6 @@ import deffile
 import pytest
 from imagetools import CONTAINERS, CPU_KERNELS, ROOT
 
-# The container tests share one cached image and one Charliecloud store: one pytest-xdist
-# worker runs the whole folder.
-pytestmark = pytest.mark.xdist_group("containers")
-
 RECIPES = {"cpu": CPU_KERNELS, "cuda": [*CPU_KERNELS, "aes-cuda"]}
 PROVISION_DST = "/opt/ciphersweep/src/containers/provision.sh"
 

@@ -16,10 +16,6 @@ import pytest
 from imagetools import CONTAINERS, ch_run
 from support import make_point
 
-# The container tests share one cached image and one Charliecloud store: one pytest-xdist
-# worker runs the whole folder.
-pytestmark = pytest.mark.xdist_group("containers")
-
 RECIPE = CONTAINERS / "cpu.def"
 
 

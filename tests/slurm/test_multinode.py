@@ -33,10 +33,6 @@ from slurmtools import (
     submitted_jobs,
 )
 
-# One private 4-node cluster serves this module: under pytest-xdist its tests stay in one
-# worker (scripts/test.sh runs `--dist loadgroup`), beside the other folders.
-pytestmark = pytest.mark.xdist_group("slurm-multinode")
-
 NODES = 4
 CPUS = 8
 

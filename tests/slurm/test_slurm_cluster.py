@@ -44,10 +44,6 @@ from slurmtools import (
 )
 from support import default_signals
 
-# One private cluster serves this module: under pytest-xdist its tests stay in one worker
-# (scripts/test.sh runs `--dist loadgroup`), beside the other folders.
-pytestmark = pytest.mark.xdist_group("slurm-cluster")
-
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:

@@ -21,9 +21,6 @@ from ciphersweep.history import outputs
 from ciphersweep.history import store as hstore
 from support import KERNELS, ROOT, base_config, run_snakemake
 
-# The module's campaign runs serve all its tests: one pytest-xdist worker runs them.
-pytestmark = pytest.mark.xdist_group("history-workflow")
-
 CAMPAIGN = "hist"
 NATIVE = {
     "seq-ref-ctr-enc-256KiB-r1-t1",

@@ -14,9 +14,6 @@ from browser import view
 from support import KERNELS, run_snakemake
 from test_workflow import _need_kernels, _tiny
 
-# The module's campaign serves all its tests: one pytest-xdist worker runs them.
-pytestmark = pytest.mark.xdist_group("report-browser")
-
 BAD = "mpi-ttable-ctr-enc-256KiB-r2-t1"
 
 
