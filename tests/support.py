@@ -1,5 +1,6 @@
 """Shared test helpers: the project root, the ciphersweep package on sys.path, and
-helpers to write campaign configs and run Snakemake in a private working directory."""
+helpers to write campaign configs, build benchmark points (make_point) and run Snakemake
+in a private working directory."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,9 @@ sys.path.insert(0, str(ROOT / "workflow"))
 # the console plugin of this source tree, also where an older copy is installed
 PLUGIN_DIR = ROOT / "plugins" / "snakemake-logger-plugin-ciphersweep"
 sys.path.insert(0, str(PLUGIN_DIR))
+
+from ciphersweep.core.units import parse_size
+from ciphersweep.plan.sweep import Point, point_id  # after the path above
 
 
 def with_plugin(env: dict[str, str]) -> dict[str, str]:
@@ -54,6 +59,36 @@ def base_config(**over: Any) -> dict[str, Any]:
     }
     cfg.update(over)
     return cfg
+
+
+def make_point(size: str = "1KiB", **over: Any) -> Point:
+    """A benchmark point for tests: the sequential T-table AES-128-CTR encryption of a
+    generated ``size`` input unless keyword arguments say otherwise. ``size`` sets the
+    label, the input name and (unless ``size_bytes`` is given) the byte count; ``mode``
+    defaults to the cipher's last part (``aes-256-cbc`` -> ``cbc``); ``id`` defaults to
+    the id the sweep itself gives such a point."""
+    cipher = str(over.get("cipher", "aes-128-ctr"))
+    fields: dict[str, Any] = {
+        "backend": "seq",
+        "impl": "ttable",
+        "mode": cipher.lower().split("-")[-1],
+        "op": "encrypt",
+        "cipher": cipher,
+        "size_label": size,
+        "input_name": size,
+        "input_path": None,
+    }
+    fields.update(over)
+    if "size_bytes" not in fields:
+        fields["size_bytes"] = parse_size(size)
+    point = Point(**fields)
+    if point.id:
+        return point
+    return replace(point, id=point_id(
+        point.backend, point.impl, point.mode, point.op, point.cipher,
+        point.input_name, point.ranks, point.threads, point.gpus, point.block_threads,
+        point.key_bits, point.variant, point.streams,
+    ))  # fmt: skip
 
 
 def run_snakemake(

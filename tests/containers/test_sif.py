@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from imagetools import CONTAINERS, ch_run
+from support import make_point
 
 RECIPE = CONTAINERS / "cpu.def"
 
@@ -138,13 +139,10 @@ def test_sif_digest_goes_into_the_records(sif: Path, tmp_path: Path) -> None:
     """A point of a `runtime: apptainer` campaign records the .sif's digest (here its
     launch fails: Apptainer is not installed, and the record says so)."""
     from ciphersweep.job import runner
-    from ciphersweep.plan.sweep import Point
 
     digest = hashlib.sha256(sif.read_bytes()).hexdigest()
     (tmp_path / "cpu.sif.sha256").write_text(f"{digest}  cpu.sif\n")
-    point = Point(
-        "seq", "ttable", "ctr", "encrypt", "aes-128-ctr", 16, "16B", "16B", None
-    )
+    point = make_point(size="16B")
     spec = runner.RunSpec(
         campaign="sif",
         input_path=str(tmp_path / "in.bin"),

@@ -10,32 +10,16 @@ from ciphersweep.analysis import render
 from ciphersweep.analysis.tables import energy, provenance, registry
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
+from support import make_point
 
 MB = 10**6
 
 
-def point(backend: str, size: int, label: str, **kw: object) -> Point:
-    pid = f"{backend}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
-    return Point(
-        backend=backend,
-        impl="ttable",
-        mode="ctr",
-        op="encrypt",
-        cipher="aes-128-ctr",
-        size_bytes=size,
-        size_label=label,
-        input_name=label,
-        input_path=None,
-        id=pid,
-        **kw,  # type: ignore[arg-type]
-    )
-
-
-SEQ_1 = point("seq", 1 * MB, "1MB")
-SEQ_16 = point("seq", 16 * MB, "16MB")
-OMP_1 = point("omp", 1 * MB, "1MB", threads=2)
-OMP_16 = point("omp", 16 * MB, "16MB", threads=2)
-MPI_1 = point("mpi", 1 * MB, "1MB", ranks=2)
+SEQ_1 = make_point(backend="seq", size="1MB")
+SEQ_16 = make_point(backend="seq", size="16MB")
+OMP_1 = make_point(backend="omp", size="1MB", threads=2)
+OMP_16 = make_point(backend="omp", size="16MB", threads=2)
+MPI_1 = make_point(backend="mpi", size="1MB", ranks=2)
 POINTS = [SEQ_1, SEQ_16, OMP_1, OMP_16, MPI_1]
 NOTE = "likwid: unsupported CPU (Unsupported AMD Zen Processor); powercap not present"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from ciphersweep.job import energy, hostfacts, provenance, record_schema, runner
-from ciphersweep.plan.sweep import Point, point_id
+from support import make_point
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "build" / "kernels"
@@ -52,29 +52,6 @@ def data(kernels: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def make_point(backend: str, ranks: int = 1, threads: int = 1) -> Point:
-    impl = "evp" if backend == "openssl" else "ttable"
-    pid = point_id(
-        backend, impl, "ctr", "encrypt", "aes-128-ctr", "64KiB", ranks, threads, 0, None
-    )
-    return Point(
-        backend=backend,
-        impl=impl,
-        mode="ctr",
-        op="encrypt",
-        cipher="aes-128-ctr",
-        size_bytes=SIZE,
-        size_label="64KiB",
-        input_name="64KiB",
-        input_path=None,
-        ranks=ranks,
-        threads=threads,
-        reps=2,
-        warmup=1,
-        id=pid,
-    )
-
-
 def sh(*cmd: str) -> str:
     return subprocess.run(
         cmd, capture_output=True, text=True, check=True, cwd=ROOT, timeout=60
@@ -98,7 +75,14 @@ def test_local_run_records(
         monkeypatch.delenv(var, raising=False)
     if backend == "mpi" and shutil.which("mpirun") is None:
         pytest.fail("mpirun missing: openmpi-bin is in scripts/apt-run.txt")
-    p = make_point(backend, ranks, threads)
+    p = make_point(
+        size="64KiB",
+        backend=backend,
+        impl="evp" if backend == "openssl" else "ttable",
+        ranks=ranks,
+        threads=threads,
+        reps=2,
+    )
     spec = runner.RunSpec(
         campaign="energy-test",
         input_path=str(data),

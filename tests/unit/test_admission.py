@@ -13,23 +13,10 @@ import pandas as pd
 import pytest
 from ciphersweep.core import atomic
 from ciphersweep.job import kernel_process, record_schema, runner
-from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import admission, records
-from support import KERNELS
+from support import KERNELS, make_point
 
-POINT = Point(
-    backend="seq",
-    impl="ttable",
-    mode="ctr",
-    op="encrypt",
-    cipher="aes-128-ctr",
-    size_bytes=1024,
-    size_label="1KiB",
-    input_name="1KiB",
-    input_path=None,
-    reps=2,
-    id="seq-ttable-ctr-enc-1KiB-r1-t1",
-)
+POINT = make_point(reps=2)
 
 
 @pytest.fixture(scope="module")
@@ -132,9 +119,7 @@ def test_attempt_token_changes_only_for_failed_or_damaged(
 def test_gather_marks_damaged_points_failed_and_keeps_the_rest(
     tmp_path: Path, kernel_lines
 ) -> None:
-    other = Point(
-        **{**POINT.__dict__, "impl": "ref", "id": "seq-ref-ctr-enc-1KiB-r1-t1"}
-    )
+    other = make_point(impl="ref", reps=2)
     good = tmp_path / f"{other.id}.jsonl"
     good.write_text(
         "".join(

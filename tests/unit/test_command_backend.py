@@ -15,7 +15,7 @@ from ciphersweep.core import ciphers
 from ciphersweep.job import launch, record_schema, runner
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan.sweep import Point, expand
-from support import ROOT, base_config
+from support import ROOT, base_config, make_point
 
 ENC = [
     "openssl", "enc", "-provider", "legacy", "-provider", "default",
@@ -127,13 +127,6 @@ def test_points_and_launch_line(tmp_path: Path) -> None:
     assert "PYTHONPATH" in ln.env
 
 
-def _point(backend: str, impl: str, cipher: str, op: str, **kw: Any) -> Point:
-    return Point(
-        backend, impl, cipher.split("-")[-1], op, cipher, 3001, "in", "in", None,
-        reps=2, warmup=1, id=f"{backend}-{impl}-{cipher}-{op}", **kw,
-    )  # fmt: skip
-
-
 def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     data = tmp_path / "in.bin"
     if not data.exists():
@@ -156,7 +149,16 @@ def test_openssl_enc_point_verified(tmp_path: Path, op: str) -> None:
     cmd = ENC if op == "encrypt" else DEC
     res, recs = _run(
         tmp_path,
-        _point("command", "openssl-enc", "aes-128-cbc", op, command=tuple(cmd)),
+        make_point(
+            size="in",
+            size_bytes=3001,
+            reps=2,
+            backend="command",
+            impl="openssl-enc",
+            cipher="aes-128-cbc",
+            op=op,
+            command=tuple(cmd),
+        ),
     )
     assert res["status"] == "ok", res
     assert len(recs) == 2 and all(r["verified"] is True for r in recs)
@@ -174,7 +176,16 @@ def test_openssl_enc_point_verified(tmp_path: Path, op: str) -> None:
 def test_legacy_blowfish_through_openssl_enc(tmp_path: Path) -> None:
     res, recs = _run(
         tmp_path,
-        _point("command", "openssl-enc", "bf-ofb", "decrypt", command=tuple(DEC)),
+        make_point(
+            size="in",
+            size_bytes=3001,
+            reps=2,
+            backend="command",
+            impl="openssl-enc",
+            cipher="bf-ofb",
+            op="decrypt",
+            command=tuple(DEC),
+        ),
     )
     assert res["status"] == "ok", res
     assert recs[0]["cipher"] == "bf-ofb" and recs[0]["key_bits"] == 128
@@ -193,7 +204,17 @@ def test_pycryptodome_point_verified(
     tmp_path: Path, cipher: str, key_bits: int | None, op: str
 ) -> None:
     res, recs = _run(
-        tmp_path, _point("pycryptodome", "pycryptodome", cipher, op, key_bits=key_bits)
+        tmp_path,
+        make_point(
+            size="in",
+            size_bytes=3001,
+            reps=2,
+            backend="pycryptodome",
+            impl="pycryptodome",
+            cipher=cipher,
+            op=op,
+            key_bits=key_bits,
+        ),
     )
     assert res["status"] == "ok", res
     r = recs[0]
@@ -214,7 +235,17 @@ def test_blowfish_64_differs_from_128() -> None:
 def test_wrong_output_fails_the_point(tmp_path: Path) -> None:
     copy = ("cp", "{input}", "{output}")  # writes the plaintext, not the ciphertext
     res, recs = _run(
-        tmp_path, _point("command", "cp", "aes-128-ecb", "encrypt", command=copy)
+        tmp_path,
+        make_point(
+            size="in",
+            size_bytes=3001,
+            reps=2,
+            backend="command",
+            impl="cp",
+            cipher="aes-128-ecb",
+            op="encrypt",
+            command=copy,
+        ),
     )
     assert res["status"] == "failed"
     assert (
@@ -227,7 +258,17 @@ def test_wrong_output_fails_the_point(tmp_path: Path) -> None:
 def test_failing_program_fails_the_point(tmp_path: Path) -> None:
     bad = ("openssl", "enc", "-no-such-cipher", "-in", "{input}", "-out", "{output}")
     res, recs = _run(
-        tmp_path, _point("command", "bad", "aes-128-cbc", "encrypt", command=bad)
+        tmp_path,
+        make_point(
+            size="in",
+            size_bytes=3001,
+            reps=2,
+            backend="command",
+            impl="bad",
+            cipher="aes-128-cbc",
+            op="encrypt",
+            command=bad,
+        ),
     )
     assert res["status"] == "failed"
     assert "aes-command: openssl exited 1" in recs[0]["reason"]
@@ -235,7 +276,16 @@ def test_failing_program_fails_the_point(tmp_path: Path) -> None:
 
 def test_killed_command_leaves_no_scratch(tmp_path: Path) -> None:
     slow = ("sh", "-c", "sleep 30; :", "{output}")
-    p = _point("command", "slow", "aes-128-ecb", "encrypt", command=slow)
+    p = make_point(
+        size="in",
+        size_bytes=3001,
+        reps=2,
+        backend="command",
+        impl="slow",
+        cipher="aes-128-ecb",
+        op="encrypt",
+        command=slow,
+    )
     data = tmp_path / "in.bin"
     data.write_bytes(bytes(64))
     spec = runner.RunSpec(

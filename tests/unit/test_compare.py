@@ -28,18 +28,7 @@ from ciphersweep.analysis.compare.sources import measured
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.analysis.tables import registry
 from ciphersweep.plan import config
-from ciphersweep.plan.sweep import Point
-from support import base_config
-
-
-def _p(backend: str, label: str, size: int, **kw) -> Point:
-    impl = kw.pop("impl", "ref")
-    cipher = kw.pop("cipher", "aes-128-ecb")
-    op = kw.pop("op", "encrypt")
-    pid = f"{backend}-{impl}-{cipher}-{op}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
-    return Point(
-        backend, impl, "ecb", op, cipher, size, label, label, None, id=pid, **kw
-    )
+from support import base_config, make_point
 
 
 def _ctx(rows, **cfg) -> tables.Context:
@@ -51,8 +40,8 @@ def _ctx(rows, **cfg) -> tables.Context:
     )
 
 
-SEQ = _p("seq", "1KiB", 1024)
-MPI = _p("mpi", "1KiB", 1024, ranks=32)
+SEQ = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
+MPI = make_point(size="1KiB", backend="mpi", impl="ref", cipher="aes-128-ecb", ranks=32)
 
 
 def _pousa_like() -> tables.Context:
@@ -176,7 +165,13 @@ def _ciphers() -> tables.Context:
             ("aes-128-ecb", 5.0),
             ("aes-256-ecb", 7.0),
         ):
-            p = _p("openssl", f"{size}B", size, impl="evp", cipher=cipher)
+            p = make_point(
+                size=f"{size}B",
+                backend="openssl",
+                mode="ecb",
+                impl="evp",
+                cipher=cipher,
+            )
             v = t * size
             rows.append(
                 (
@@ -421,7 +416,9 @@ def test_binary_size_from_the_build_records(tmp_path: Path, monkeypatch) -> None
     ]
     (d / "default.sizes.json").write_text(json.dumps({"rows": rows}))
     pts = [
-        _p("seq", lab, n, impl=impl, cipher="ascon-aead128")
+        make_point(
+            size=lab, backend="seq", mode="ecb", impl=impl, cipher="ascon-aead128"
+        )
         for impl in ("ascon-ref", "ascon-opt64")
         for lab, n in (("20B", 20), ("5KiB", 5120))
     ]
@@ -462,13 +459,16 @@ def _mean_ctx(**cfg) -> tables.Context:
         "t_total_mean_ci_low": 2.9,
         "t_total_mean_ci_high": 3.1,
     }
-    dec = {
+    dec = make_point(
+        size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb", op="decrypt"
+    )
+    dec_row = {
         **row,
         "t_total_mean": 1.0,
         "t_total_mean_ci_low": 0.95,
         "t_total_mean_ci_high": 1.05,
     }
-    return _ctx([(SEQ, row), (_p("seq", "1KiB", 1024, op="decrypt"), dec)], **cfg)
+    return _ctx([(SEQ, row), (dec, dec_row)], **cfg)
 
 
 def test_campaign_statistic_reaches_published_rows_and_claims() -> None:
@@ -651,7 +651,9 @@ def test_ratio_of_means_and_order_on_average() -> None:
 
 
 def test_an_interval_reaching_zero_is_valid() -> None:
-    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    p = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="chacha20"
+    )
     row = {
         "t_total_mean": 1.0,
         "t_total_mean_ci_low": -2.0,  # two repetitions: Student's t reaches below 0
@@ -677,7 +679,9 @@ def test_a_published_cell_that_cannot_be_compared_has_no_ratio() -> None:
 
 
 def test_power_in_watts_with_its_interval_or_the_reason() -> None:
-    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
+    p = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="chacha20"
+    )
     row = {
         "t_total_mean": 2.0,
         "t_total_mean_ci_low": 1.0,
@@ -723,8 +727,12 @@ def test_a_stated_difference_of_times_with_its_interval() -> None:
 
 
 def test_an_unbounded_interval_gives_no_verdict() -> None:
-    p = _p("openssl", "1000B", 1000, impl="evp", cipher="chacha20")
-    q = _p("openssl", "1000B", 1000, impl="evp", cipher="aes-128-ecb")
+    p = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="chacha20"
+    )
+    q = make_point(
+        size="1000B", backend="openssl", mode="ecb", impl="evp", cipher="aes-128-ecb"
+    )
     row = {
         "t_total_mean": 1.0,
         "t_total_mean_ci_low": -1.0,
@@ -751,7 +759,7 @@ def _close_pair(spread: float) -> tables.Context:
     """ChaCha20 1.0 s and AES 1.1 s per cell, each with a +-``spread`` interval."""
     rows = []
     for cipher, t in (("chacha20", 1.0), ("aes-128-ecb", 1.1)):
-        p = _p("openssl", "1000B", 1000, impl="evp", cipher=cipher)
+        p = make_point(size="1000B", backend="openssl", impl="evp", cipher=cipher)
         row = {
             "t_total_median": t,
             "t_total_ci_low": t * (1 - spread),

@@ -18,24 +18,10 @@ import pytest
 from ciphersweep.job import build, launch
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan import fingerprint as cs_fp
-from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import admission
-from support import KERNELS, ROOT, base_config
+from support import KERNELS, ROOT, base_config, make_point
 
-POINT = Point(
-    backend="seq",
-    impl="ttable",
-    mode="ctr",
-    op="encrypt",
-    cipher="aes-128-ctr",
-    size_bytes=4096,
-    size_label="4KiB",
-    input_name="4KiB",
-    input_path=None,
-    reps=2,
-    warmup=0,
-    id="seq-ttable-ctr-enc-4KiB-r1-t1",
-)
+POINT = make_point(size="4KiB", reps=2, warmup=0)
 
 
 def _sha(path: Path) -> str:

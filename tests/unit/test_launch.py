@@ -3,44 +3,29 @@
 from __future__ import annotations
 
 from ciphersweep.job import launch
-from ciphersweep.plan.sweep import Point
-
-
-def _p(backend: str = "mpi", ranks: int = 2, threads: int = 1, **kw) -> Point:
-    return Point(
-        backend,
-        "ttable",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        1024,
-        "1KiB",
-        "1KiB",
-        None,
-        ranks=ranks,
-        threads=threads,
-        id=f"{backend}-x",
-        **kw,
-    )
-
+from support import make_point
 
 ARGS = ["--impl", "ttable"]
 
 
 def test_local_mpi_within_cores() -> None:
     plat = launch.Platform(where="local", kernel_dir="/k", cores=2, is_root=False)
-    ln = launch.build(_p(ranks=2), plat, ARGS)
+    ln = launch.build(make_point(backend="mpi", ranks=2), plat, ARGS)
     assert ln.argv == ["mpirun", "-np", "2", "--mca", "pml", "ob1", "/k/aes-mpi"] + ARGS
     assert ln.text == "mpirun -np 2 --mca pml ob1 /k/aes-mpi --impl ttable"
     assert ln.oversubscribed is False
     # the user's own pml choice wins
     plat.mpirun_args = ["--mca", "pml", "ucx"]
-    assert launch.build(_p(ranks=2), plat, ARGS).argv[3:6] == ["--mca", "pml", "ucx"]
+    assert launch.build(make_point(backend="mpi", ranks=2), plat, ARGS).argv[3:6] == [
+        "--mca",
+        "pml",
+        "ucx",
+    ]
 
 
 def test_local_mpi_oversubscribed_as_root() -> None:
     plat = launch.Platform(where="local", kernel_dir="/k", cores=2, is_root=True)
-    ln = launch.build(_p(ranks=4), plat, ARGS)
+    ln = launch.build(make_point(backend="mpi", ranks=4), plat, ARGS)
     assert ln.argv[:5] == [
         "mpirun",
         "-np",
@@ -56,7 +41,7 @@ def test_slurm_srun_and_mpirun() -> None:
         where="slurm", mpi_launcher="srun", kernel_dir="/k", cores=32
     )
     assert (
-        launch.build(_p(ranks=16), plat, ARGS).text
+        launch.build(make_point(backend="mpi", ranks=16), plat, ARGS).text
         == "srun --mpi=pmix --overlap --cpu-bind=cores -n 16 /k/aes-mpi --impl ttable"
     )
     plat2 = launch.Platform(
@@ -66,15 +51,18 @@ def test_slurm_srun_and_mpirun() -> None:
         cores=32,
         mpirun_args=["--bind-to", "core"],
     )
-    ln = launch.build(_p(ranks=16), plat2, ARGS)
+    ln = launch.build(make_point(backend="mpi", ranks=16), plat2, ARGS)
     assert ln.text == "mpirun -np 16 --bind-to core /k/aes-mpi --impl ttable"
     assert "--oversubscribe" not in ln.argv
 
 
 def test_non_mpi_points_have_no_launcher() -> None:
     plat = launch.Platform(where="slurm", kernel_dir="/k", cores=32)
-    assert launch.build(_p("seq", ranks=1), plat, ARGS).argv[0] == "/k/aes-seq"
-    ln = launch.build(_p("omp", ranks=1, threads=4), plat, ARGS)
+    assert (
+        launch.build(make_point(backend="seq", ranks=1), plat, ARGS).argv[0]
+        == "/k/aes-seq"
+    )
+    ln = launch.build(make_point(backend="omp", ranks=1, threads=4), plat, ARGS)
     assert ln.argv[0] == "/k/aes-omp"
 
 
@@ -87,12 +75,14 @@ def test_apptainer_prefix_outside_is_launcher() -> None:
         binds=["/data"],
         cores=32,
     )
-    ln = launch.build(_p(ranks=8), plat, ARGS)
+    ln = launch.build(make_point(backend="mpi", ranks=8), plat, ARGS)
     assert (
         ln.text
         == "srun --mpi=pmix --overlap --cpu-bind=cores -n 8 apptainer exec --bind /data img.sif aes-mpi --impl ttable"
     )
-    cu = launch.build(_p("cuda", ranks=1, gpus=1, block_threads=256), plat, ARGS)
+    cu = launch.build(
+        make_point(backend="cuda", ranks=1, gpus=1, block_threads=256), plat, ARGS
+    )
     assert cu.argv[:3] == ["apptainer", "exec", "--nv"]
 
 
@@ -107,7 +97,7 @@ def test_charliecloud_prefix(monkeypatch) -> None:
         cores=2,
         is_root=True,
     )
-    ln = launch.build(_p(ranks=2), plat, ARGS)
+    ln = launch.build(make_point(backend="mpi", ranks=2), plat, ARGS)
     assert ln.argv == [
         "mpirun",
         "-np",
@@ -133,21 +123,17 @@ def test_charliecloud_prefix(monkeypatch) -> None:
 def test_energy_wrapper_between_container_and_kernel() -> None:
     plat = launch.Platform(where="local", kernel_dir="/k", cores=2)
     wrap = ["likwid-perfctr", "-m", "-g", "ENERGY", "-C", "0", "-O", "-o", "x.csv"]
-    ln = launch.build(_p("seq", ranks=1), plat, ARGS, energy_prefix=wrap)
+    ln = launch.build(
+        make_point(backend="seq", ranks=1), plat, ARGS, energy_prefix=wrap
+    )
     assert ln.argv == wrap + ["/k/aes-seq", "--impl", "ttable"]
 
 
 def test_kernel_args() -> None:
-    p = Point(
-        "omp",
-        "ttable",
-        "ecb",
-        "decrypt",
-        "aes-128-ecb",
-        1024,
-        "1KiB",
-        "1KiB",
-        None,
+    p = make_point(
+        backend="omp",
+        cipher="aes-128-ecb",
+        op="decrypt",
         threads=4,
         reps=5,
         warmup=2,
@@ -176,28 +162,14 @@ def test_kernel_args() -> None:
         "--inject-fault",
         "corrupt",
     ]
-    o = Point(
-        "openssl", "evp", "cbc", "encrypt", "aes-256-cbc", 1024, "1KiB", "1KiB", None
-    )
+    o = make_point(backend="openssl", impl="evp", cipher="aes-256-cbc")
     ao = launch.kernel_args(o, input_path="i", json_path="j")
     assert (
         ao[:2] == ["--cipher", "aes-256-cbc"]
         and "--impl" not in ao
         and "--mode" not in ao
     )
-    c = Point(
-        "cuda",
-        "ttable",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        1024,
-        "1KiB",
-        "1KiB",
-        None,
-        gpus=1,
-        block_threads=128,
-    )
+    c = make_point(backend="cuda", gpus=1, block_threads=128)
     assert launch.kernel_args(c, input_path="i", json_path="j")[-6:-4] == [
         "--block-threads",
         "128",
@@ -208,12 +180,12 @@ def test_omp_threads_pinned_unless_user_says_otherwise(monkeypatch) -> None:
     plat = launch.Platform(where="local", kernel_dir="/k", cores=2)
     monkeypatch.delenv("OMP_PROC_BIND", raising=False)
     monkeypatch.delenv("OMP_PLACES", raising=False)
-    ln = launch.build(_p("omp", ranks=1, threads=2), plat, ARGS)
+    ln = launch.build(make_point(backend="omp", ranks=1, threads=2), plat, ARGS)
     assert ln.env == {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
     monkeypatch.setenv("OMP_PLACES", "threads")
-    ln = launch.build(_p("omp", ranks=1, threads=2), plat, ARGS)
+    ln = launch.build(make_point(backend="omp", ranks=1, threads=2), plat, ARGS)
     assert ln.env == {"OMP_PROC_BIND": "close"}
-    assert launch.build(_p("seq", ranks=1), plat, ARGS).env == {}
+    assert launch.build(make_point(backend="seq", ranks=1), plat, ARGS).env == {}
 
 
 def test_mpi_network_settings_come_from_the_launch_module(monkeypatch) -> None:
@@ -228,14 +200,14 @@ def test_mpi_network_settings_come_from_the_launch_module(monkeypatch) -> None:
         plat = launch.Platform(
             where="slurm", mpi_launcher=launcher, mpi_network="10.1.2.0/24", cores=8
         )
-        env = launch.build(_p("mpi", ranks=16), plat, ARGS).env
+        env = launch.build(make_point(backend="mpi", ranks=16), plat, ARGS).env
         assert env["OMPI_MCA_btl_tcp_if_include"] == "10.1.2.0/24", env
         assert env["OMPI_MCA_oob_tcp_if_include"] == "10.1.2.0/24", env
         assert env["OMPI_MCA_btl"] == "self,vader,tcp" and env["OMPI_MCA_pml"] == "ob1"
-        assert launch.build(_p("seq", ranks=1), plat, ARGS).env == {}
+        assert launch.build(make_point(backend="seq", ranks=1), plat, ARGS).env == {}
     plat = launch.Platform(where="slurm", mpi_network="", cores=8)
-    assert launch.build(_p("mpi", ranks=16), plat, ARGS).env == {}
+    assert launch.build(make_point(backend="mpi", ranks=16), plat, ARGS).env == {}
     monkeypatch.setenv("OMPI_MCA_btl", "self,tcp")
     plat = launch.Platform(where="slurm", mpi_network="eth0", cores=8)
-    env = launch.build(_p("mpi", ranks=16), plat, ARGS).env
+    env = launch.build(make_point(backend="mpi", ranks=16), plat, ARGS).env
     assert "OMPI_MCA_btl" not in env and env["OMPI_MCA_btl_tcp_if_include"] == "eth0"

@@ -9,16 +9,7 @@ from ciphersweep.analysis.tables import model as tables
 from ciphersweep.job import launch
 from ciphersweep.plan import config, sweep
 from ciphersweep.plan.sweep import Point
-from support import base_config
-
-
-def _p(backend: str, impl: str, label: str, size: int, **kw) -> Point:
-    op = kw.pop("op", "encrypt")
-    cipher = kw.pop("cipher", "aes-128-ecb")
-    pid = f"{backend}-{impl}-{cipher}-{op}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
-    return Point(
-        backend, impl, "ecb", op, cipher, size, label, label, None, id=pid, **kw
-    )
+from support import base_config, make_point
 
 
 def _ctx(cfg: dict, rows: list[tuple[Point, dict]]) -> tables.Context:
@@ -30,9 +21,11 @@ POUSA_ROWS = {"seq, 1": "Secuencial", "mpi, 8": "MPI (8 cores)", "omp, 8": "OMP"
 
 
 def _pousa_ctx(**extra) -> tables.Context:
-    seq = _p("seq", "ref", "1KiB", 1024)
-    seq_tt = _p("seq", "ttable", "1KiB", 1024)
-    mpi = _p("mpi", "ref", "1KiB", 1024, ranks=8)
+    seq = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
+    seq_tt = make_point(size="1KiB", backend="seq", impl="ttable", cipher="aes-128-ecb")
+    mpi = make_point(
+        size="1KiB", backend="mpi", impl="ref", cipher="aes-128-ecb", ranks=8
+    )
     cfg = {
         "baseline": {"backend": "seq", "impl": "ref"},
         "tables": [
@@ -100,7 +93,14 @@ def test_measures_ratio_and_one_table_per_value() -> None:
         for op, t in (("encrypt", te), ("decrypt", td)):
             pts.append(
                 (
-                    _p("openssl", "evp", "10KB", 10_000, op=op, cipher=cipher),
+                    make_point(
+                        size="10KB",
+                        backend="openssl",
+                        impl="evp",
+                        mode="ecb",
+                        op=op,
+                        cipher=cipher,
+                    ),
                     {"t_total_median": t, "t_total_mean": t * 1.1},
                 )
             )
@@ -157,7 +157,7 @@ def test_measures_ratio_and_one_table_per_value() -> None:
 
 
 def test_failed_point_in_layout_keeps_its_reason() -> None:
-    p = _p("seq", "ref", "1KiB", 1024)
+    p = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
     summary = pd.DataFrame(
         [{"point": p.id, "status": "failed", "reason": "exit 3: timeout"}]
     )
@@ -261,7 +261,7 @@ def test_nopad_needs_whole_blocks_and_reaches_the_kernel() -> None:
 
 def _mean_vs_median(cfg: dict) -> tuple[tables.Context, Point]:
     """One point whose mean (3.0 s) and median (1.0 s) differ."""
-    p = _p("seq", "ref", "1KiB", 1024)
+    p = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
     row = {
         "t_total_median": 1.0,
         "t_total_ci_low": 0.9,

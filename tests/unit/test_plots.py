@@ -10,17 +10,9 @@ from ciphersweep.analysis import plots
 from ciphersweep.analysis.plots import parts, speedup, timing
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
+from support import make_point
 
 SIZES = (("1KB", 1000), ("1MB", 10**6), ("16MB", 16 * 10**6))
-
-
-def _pt(backend: str, size: tuple[str, int], **kw) -> Point:
-    r, t = kw.get("ranks", 1), kw.get("threads", 1)
-    pid = f"{backend}-{size[0]}-r{r}-t{t}"
-    return Point(
-        backend, "ttable", "ctr", "encrypt", "aes-128-ctr", size[1], size[0],
-        size[0], None, id=pid, **kw,
-    )  # fmt: skip
 
 
 def _campaign() -> tuple[dict, list[Point], pd.DataFrame]:
@@ -32,7 +24,7 @@ def _campaign() -> tuple[dict, list[Point], pd.DataFrame]:
         shapes += [("mpi", {"ranks": r}, r * 0.7) for r in (1, 2, 4)]
         shapes += [("cuda", {"gpus": 1, "block_threads": 256}, 40.0)]
         for backend, kw, s in shapes:
-            p = _pt(backend, size, **kw)
+            p = make_point(size=size[0], backend=backend, **kw)
             t = base / s
             pts.append(p)
             rows.append(
@@ -143,10 +135,9 @@ def _variant_ctx() -> tables.Context:
     for v, speed in (("O0", 1.0), ("O2", 3.0)):
         for size in SIZES:
             for impl in ("ascon-ref", "ascon-opt64"):
-                p = Point(
-                    "seq", impl, "aead", "encrypt", "ascon-aead128", size[1],
-                    size[0], size[0], None, variant=v,
-                    id=f"seq-{impl}-{size[0]}-v{v}",
+                p = make_point(
+                    size=size[0], impl=impl, mode="aead", cipher="ascon-aead128",
+                    variant=v,
                 )  # fmt: skip
                 t = size[1] / 1e8 / speed
                 pts.append(p)

@@ -19,7 +19,7 @@ from ciphersweep.job import (
 )
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan.sweep import Point, expand
-from support import ROOT, base_config
+from support import ROOT, base_config, make_point
 
 PLAIN = bytes.fromhex("00112233445566778899aabbccddeeff")
 
@@ -73,13 +73,6 @@ def test_chacha20_rfc8439() -> None:
     assert purepy_chacha.crypt(key, 1, nonce, ct) == text
 
 
-def _point(cipher: str, op: str) -> Point:
-    return Point(
-        "purepy", "purepy", cipher.split("-")[-1], op, cipher, 301, "in", "in", None,
-        reps=2, warmup=1, id=f"purepy-{cipher}-{op}",
-    )  # fmt: skip
-
-
 def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     data = tmp_path / "in.bin"
     data.write_bytes(bytes((i * 7 + 3) % 256 for i in range(301)))
@@ -101,7 +94,18 @@ def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]
 def test_purepy_point_verified_against_openssl(
     tmp_path: Path, cipher: str, op: str
 ) -> None:
-    res, recs = _run(tmp_path, _point(cipher, op))
+    res, recs = _run(
+        tmp_path,
+        make_point(
+            size="in",
+            size_bytes=301,
+            reps=2,
+            backend="purepy",
+            impl="purepy",
+            cipher=cipher,
+            op=op,
+        ),
+    )
     assert res["status"] == "ok", res
     assert len(recs) == 2 and all(r["verified"] is True for r in recs)
     r = recs[0]

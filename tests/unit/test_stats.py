@@ -16,8 +16,7 @@ from ciphersweep.analysis.plots import speedup, timing
 from ciphersweep.analysis.tables import generic, layout_tables
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.core import stats
-from ciphersweep.plan.sweep import Point
-from support import KERNELS
+from support import KERNELS, make_point
 
 
 def _exact_ranks(
@@ -125,25 +124,11 @@ def test_ratio_interval_by_interval_division() -> None:
     assert stats.ratio(ts, stats.Estimate(0.0, 0.0, 0.0, 0.95, 20)) is None
 
 
-def _pt(backend: str, **kw) -> Point:
-    pid = f"{backend}-1MiB-r{kw.get('ranks', 1)}"
-    return Point(
-        backend,
-        "ttable",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        1 << 20,
-        "1MiB",
-        "1MiB",
-        None,
-        id=pid,
-        **kw,
-    )
-
-
 def _speedup_table(seq: list[float], mpi1: list[float], target: float = 0.02):
-    seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
+    seq_p, mpi_p = (
+        make_point(size="1MiB", backend="seq"),
+        make_point(size="1MiB", backend="mpi", ranks=1),
+    )
     rows = []
     for p, xs in ((seq_p, seq), (mpi_p, mpi1)):
         rows.append(
@@ -207,7 +192,10 @@ def test_mean_statistic_is_used_when_chosen() -> None:
 
 def test_plots_draw_intervals_and_hollow_wide_points() -> None:
     rng = random.Random(3)
-    seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=1)
+    seq_p, mpi_p = (
+        make_point(size="1MiB", backend="seq"),
+        make_point(size="1MiB", backend="mpi", ranks=1),
+    )
     noisy = [rng.uniform(1, 2) for _ in range(5)]  # 5 reps: flagged
     tight = [1.0 + 1e-4 * i for i in range(11)]  # +-0.03%: not flagged
     rows = [
@@ -284,7 +272,10 @@ def test_python_calibration_stops_like_the_kernels() -> None:
 
 
 def test_layout_tables_flag_wide_cells_too() -> None:
-    seq_p, mpi_p = _pt("seq"), _pt("mpi", ranks=2)
+    seq_p, mpi_p = (
+        make_point(size="1MiB", backend="seq"),
+        make_point(size="1MiB", backend="mpi", ranks=2),
+    )
     rng = random.Random(9)
     rows = [
         {"point": seq_p.id, "status": "ok", **stats.summarize([2.0] * 11)},
@@ -332,7 +323,7 @@ def test_headline_speedup_carries_its_interval_and_flag() -> None:
 
 def test_mean_statistic_in_the_tables() -> None:
     xs = [1.0] * 10 + [12.0]
-    seq_p = _pt("seq")
+    seq_p = make_point(size="1MiB", backend="seq")
     rows = [{"point": seq_p.id, "status": "ok", **stats.summarize(xs)}]
     ctx = tables.Context({"statistic": "mean"}, [seq_p], pd.DataFrame(rows))
     t = generic.build_time(ctx)

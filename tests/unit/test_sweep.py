@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan import sweep
-from support import ROOT, base_config
+from support import ROOT, base_config, make_point
 
 
 def _points(cfg: dict) -> list[sweep.Point]:
@@ -80,18 +80,7 @@ def test_modes_ops_ciphers_and_inputs(tmp_path: Path) -> None:
 
 def test_resources_from_the_point() -> None:
     cluster = {"cores_per_node": 8, "exclusive": True}
-    p = sweep.Point(
-        "mpi",
-        "ttable",
-        "ecb",
-        "encrypt",
-        "aes-128-ecb",
-        255_000_000,
-        "255MB",
-        "255MB",
-        None,
-        ranks=32,
-    )
+    p = make_point(size="255MB", backend="mpi", cipher="aes-128-ecb", ranks=32)
     r = sweep.resources(p, cluster)
     assert (
         r["tasks"] == 32
@@ -101,49 +90,15 @@ def test_resources_from_the_point() -> None:
     )
     assert r["bench"] == 1 and r["slurm_extra"] == "--exclusive"
     assert r["runtime"] >= 2 and r["mem_mb"] > 255
-    c = sweep.Point(
-        "cuda",
-        "ttable",
-        "ecb",
-        "encrypt",
-        "aes-128-ecb",
-        1000,
-        "1KB",
-        "1KB",
-        None,
-        gpus=1,
-        block_threads=256,
+    c = make_point(
+        size="1KB", backend="cuda", cipher="aes-128-ecb", gpus=1, block_threads=256
     )
     assert sweep.resources(c, cluster)["gpu"] == 1
-    o = sweep.Point(
-        "omp",
-        "ttable",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        1000,
-        "1KB",
-        "1KB",
-        None,
-        threads=8,
-    )
+    o = make_point(size="1KB", backend="omp", threads=8)
     ro = sweep.resources(o, cluster)
     assert ro["cpus_per_task"] == 8 and ro["tasks"] == 1 and ro["nodes"] == 1
-    big = sweep.Point(
-        "seq",
-        "ref",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        255_000_000,
-        "255MB",
-        "255MB",
-        None,
-        reps=5,
-    )
-    small = sweep.Point(
-        "seq", "ref", "ctr", "encrypt", "aes-128-ctr", 1000, "1KB", "1KB", None, reps=5
-    )
+    big = make_point(size="255MB", impl="ref", reps=5)
+    small = make_point(size="1KB", impl="ref", reps=5)
     assert (
         sweep.resources(big, cluster)["runtime"]
         > sweep.resources(small, cluster)["runtime"]

@@ -12,6 +12,7 @@ from ciphersweep.analysis.tables import formulas, generic, registry
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import records
+from support import make_point
 
 
 def test_formulas_by_hand() -> None:
@@ -25,23 +26,6 @@ def test_formulas_by_hand() -> None:
     assert formulas.speedup(None, 1.0) is None
     assert formulas.throughput_mbps(2_000_000, 0.5) == 4.0
     assert tables.impl_family("gpu-ttable") == "ttable"
-
-
-def _pt(backend: str, size: int, label: str, **kw) -> Point:
-    pid = f"{backend}-{label}-r{kw.get('ranks', 1)}-t{kw.get('threads', 1)}"
-    return Point(
-        backend,
-        "ttable",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        size,
-        label,
-        label,
-        None,
-        id=pid,
-        **kw,
-    )
 
 
 def _rec(p: Point, rep: int, t: float, **kw) -> dict:
@@ -74,12 +58,12 @@ def _rec(p: Point, rep: int, t: float, **kw) -> dict:
 @pytest.fixture
 def campaign(tmp_path: Path):
     pts = [
-        _pt("seq", 1024, "1KiB"),
-        _pt("seq", 2048, "2KiB"),
-        _pt("mpi", 1024, "1KiB", ranks=2),
-        _pt("mpi", 2048, "2KiB", ranks=2),
-        _pt("omp", 1024, "1KiB", threads=4),
-        _pt("omp", 2048, "2KiB", threads=4),
+        make_point(backend="seq", size="1KiB"),
+        make_point(backend="seq", size="2KiB"),
+        make_point(backend="mpi", size="1KiB", ranks=2),
+        make_point(backend="mpi", size="2KiB", ranks=2),
+        make_point(backend="omp", size="1KiB", threads=4),
+        make_point(backend="omp", size="2KiB", threads=4),
     ]
     times = {
         pts[0].id: [4.0, 2.0, 3.0],  # median 3
@@ -132,14 +116,14 @@ def test_gather_is_tidy(campaign) -> None:
     pq = pd.read_parquet(campaign.out.parquet)
     assert len(pq) == 15
     fails = pd.read_csv(campaign.out.failures)
-    assert list(fails["point"]) == ["omp-2KiB-r1-t4"]
+    assert list(fails["point"]) == [campaign.points[5].id]
     assert "verification FAILED" in fails["reason"][0]
     summ = pd.read_csv(campaign.out.summary).set_index("point")
-    assert summ.loc["seq-1KiB-r1-t1", "t_total_median"] == 3.0
-    assert summ.loc["seq-1KiB-r1-t1", "t_total_min"] == 2.0
-    assert summ.loc["seq-1KiB-r1-t1", "t_total_max"] == 4.0
-    assert summ.loc["seq-1KiB-r1-t1", "t_total_q1"] == 2.5
-    assert summ.loc["omp-2KiB-r1-t4", "status"] == "failed"
+    assert summ.loc[campaign.points[0].id, "t_total_median"] == 3.0
+    assert summ.loc[campaign.points[0].id, "t_total_min"] == 2.0
+    assert summ.loc[campaign.points[0].id, "t_total_max"] == 4.0
+    assert summ.loc[campaign.points[0].id, "t_total_q1"] == 2.5
+    assert summ.loc[campaign.points[5].id, "status"] == "failed"
 
 
 def test_time_speedup_efficiency_tables(campaign) -> None:
@@ -175,20 +159,7 @@ def test_rendered_failed_cell_has_reason_footnote(campaign) -> None:
 
 
 def test_cuda_copy_table() -> None:
-    p = Point(
-        "cuda",
-        "ttable",
-        "ctr",
-        "encrypt",
-        "aes-128-ctr",
-        1000,
-        "1KB",
-        "1KB",
-        None,
-        gpus=1,
-        block_threads=256,
-        id="cu",
-    )
+    p = make_point(size="1KB", backend="cuda", gpus=1, block_threads=256, id="cu")
     summary = pd.DataFrame(
         [
             {
@@ -209,6 +180,8 @@ def test_cuda_copy_table() -> None:
 
 
 def test_extra_builders_plug_in() -> None:
-    names = registry.table_names({"baseline": {"backend": "seq"}}, [_pt("seq", 1, "1B")])
+    names = registry.table_names(
+        {"baseline": {"backend": "seq"}}, [make_point(backend="seq", size="1B")]
+    )
     assert names[0] == "time" and "throughput" in names
     assert "cuda_copy" not in names
