@@ -47,12 +47,16 @@ stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu
 stage lint "ruff and snakefmt (seconds)" \
   sh -c '.venv/bin/ruff check workflow tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
 # pytest reports as it goes: each test folder announces itself with what it does and
-# roughly how long it takes alone (tests/conftest.py). pytest-xdist runs the tests in
-# CIPHERSWEEP_TEST_WORKERS processes (default 6: most of the Slurm and container time is
-# spent waiting on daemons, not on the 2 cores); `--dist loadfile` keeps each module, with
-# its own test cluster or campaign run, in one worker, and the longest folders start
-# first (tests/conftest.py). CIPHERSWEEP_TEST_WORKERS=0 runs everything in this process.
-workers=${CIPHERSWEEP_TEST_WORKERS:-6}
-echo "==> pytest in $workers workers (the folders run side by side; the longest Slurm module sets the pace; the slowest parts say so when they start)"
+# roughly how long it takes alone (tests/conftest.py). CIPHERSWEEP_TEST_WORKERS=N runs
+# the tests in N pytest-xdist processes (`--dist loadfile` keeps each module, with its own
+# test cluster or campaign run, in one worker; the longest folders start first,
+# tests/conftest.py); the default 0 runs them one after another in this process, where
+# no timed test shares the 2 cores with another.
+workers=${CIPHERSWEEP_TEST_WORKERS:-0}
+if [ "$workers" = 0 ]; then
+  echo "==> pytest (about 35 min on 2 cores; the slowest parts say so when they start)"
+else
+  echo "==> pytest in $workers workers (the folders run side by side; the slowest parts say so when they start)"
+fi
 .venv/bin/pytest -ra -n "$workers" --dist loadfile --no-loadscope-reorder tests "$@"
 echo "==> all tests passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

@@ -26,16 +26,16 @@ def _no_slurm_probe_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # What each test folder does and roughly how long it takes alone on 2 cores: printed when
-# its first test starts, so that a long silent stretch says what it is. scripts/test.sh
-# runs the folders side by side (pytest-xdist), so they overlap.
+# its first test starts, so that a long silent stretch says what it is (with
+# CIPHERSWEEP_TEST_WORKERS=N, scripts/test.sh runs the folders side by side).
 FOLDERS = {
     "unit": "unit tests of the Python package (about 3 min)",
     "energy": "energy readers, CPU utilisation and provenance (about 1 min)",
     "workflow": "dry runs of every campaign, local end-to-end campaigns, the report in "
     "headless Chromium (about 10 min)",
     "slurm": "private Slurm clusters (munge, slurmctld, slurmd, slurmdbd with MariaDB) "
-    "and campaigns on them (about 19 min alone; its two modules, each with a cluster of "
-    "its own, run side by side in two workers)",
+    "and campaigns on them (about 19 min; its two modules each start a cluster of "
+    "their own)",
     "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
     "minutes the first time, cached in build/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
 }
