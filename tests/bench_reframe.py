@@ -205,19 +205,22 @@ def scratch_dir() -> tempfile.TemporaryDirectory:
 
 @dataclass
 class Series:
-    """Every repetition's figures, per side: listing, and runs by campaign size."""
+    """Every repetition's figures, per side ("rf", "cs"): the listing's wall time, and
+    the runs of the smaller (0) and the larger (1) campaign."""
 
     listing: dict[str, list[float]]
     runs: dict[tuple[str, int], list[Run]]
+
+
+def run_sizes(quick: bool) -> list[list[str]]:
+    """Sizes of the smaller and the larger campaign (20 and 80 points; 20 and 40 quick)."""
+    return [SIZES_20, SIZES_80[:8] if quick else SIZES_80]
 
 
 def measure(reframe: Path, args: argparse.Namespace) -> Series:
     """The repetitions, each side right after the other (ReFrame first, then ciphersweep)."""
     series = Series({"rf": [], "cs": []}, {})
     listing = synthetic(args.points)
-    shapes = {20: SIZES_20, 20 * len(SIZES_80) // 4: SIZES_80}
-    if args.quick:
-        shapes = {20: SIZES_20, 40: SIZES_80[:8]}
     for i in range(args.repeats):
         print(f"repetition {i + 1} of {args.repeats}", flush=True)
         for side in ("rf", "cs"):
@@ -226,18 +229,17 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
                     wall = rf_list(reframe, listing, Path(d))
                 else:
                     wall = cs_dry_run(args.points, Path(d))
-                series.listing[side].append(wall)
-                print(f"  {side} list/dry run: {wall:.1f} s", flush=True)
-        for points, sizes in shapes.items():
+            series.listing[side].append(wall)
+            print(f"  {side} list/dry run: {wall:.1f} s", flush=True)
+        for which, sizes in enumerate(run_sizes(args.quick)):
             cfg = campaign(sizes, args.shipped_reps)
             for side in ("rf", "cs"):
                 with scratch_dir() as d:
-                    run = (
-                        rf_run(reframe, cfg, Path(d))
-                        if side == "rf"
-                        else cs_run(cfg, Path(d))
-                    )
-                series.runs.setdefault((side, points), []).append(run)
+                    if side == "rf":
+                        run = rf_run(reframe, cfg, Path(d))
+                    else:
+                        run = cs_run(cfg, Path(d))
+                series.runs.setdefault((side, which), []).append(run)
                 print(
                     f"  {side} {run.points} points: wall {run.wall:.1f} s, "
                     f"kernels {run.kernel:.2f} s",
@@ -246,69 +248,48 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
     return series
 
 
+def side_figures(small: list[Run], big: list[Run]) -> dict[str, list[float]]:
+    """One side's derived figures per repetition, from its smaller and larger runs."""
+    slopes = [
+        bt.slope(
+            [x.points, y.points],
+            [bt.overhead(x.wall, x.kernel), bt.overhead(y.wall, y.kernel)],
+        )
+        for x, y in zip(small, big)
+    ]
+    return {
+        "wall": [x.wall for x in small],
+        "kernel": [x.kernel for x in small],
+        "per point": [bt.overhead(x.wall, x.kernel) / x.points for x in small],
+        "slope": slopes,
+        "fixed": [
+            bt.fixed_cost(x.wall, x.kernel, x.points, s) for x, s in zip(small, slopes)
+        ],
+    }
+
+
 def rows(series: Series, listed: int) -> list[bt.Row]:
     """The table: measured rows with targets, derived rows without."""
-    small, big = sorted({p for _, p in series.runs})
-    per: dict[str, dict[str, list[float]]] = {}
-    for side in ("rf", "cs"):
-        a, b = series.runs[(side, small)], series.runs[(side, big)]
-        slopes = [
-            bt.slope(
-                [small, big],
-                [bt.overhead(x.wall, x.kernel), bt.overhead(y.wall, y.kernel)],
-            )
-            for x, y in zip(a, b)
-        ]
-        per[side] = {
-            "wall": [x.wall for x in a],
-            "kernel": [x.kernel for x in a],
-            "per point": [bt.overhead(x.wall, x.kernel) / small for x in a],
-            "slope": slopes,
-            "fixed": [
-                bt.fixed_cost(x.wall, x.kernel, small, s) for x, s in zip(a, slopes)
-            ],
-        }
-    rf, cs = per["rf"], per["cs"]
-    T = bt.TARGETS
-    return [
-        bt.row(
-            f"list / dry-run the same {listed:,} cases",
-            series.listing["rf"],
-            series.listing["cs"],
-            T["dry run"],
+    rf = side_figures(series.runs[("rf", 0)], series.runs[("rf", 1)])
+    cs = side_figures(series.runs[("cs", 0)], series.runs[("cs", 1)])
+    n, m = series.runs[("cs", 0)][0].points, series.runs[("cs", 1)][0].points
+    work = {
+        "wall": (f"the default {n} points end to end", bt.TARGETS["end to end"]),
+        "kernel": (f"kernels' Σ t_total in those {n} points", None),
+        "per point": (f"overhead per point (wall − Σ t_total) / {n}", None),
+        "slope": (
+            f"overhead per extra point ({n} → {m} points)",
+            bt.TARGETS["per extra point"],
         ),
-        bt.row(
-            f"the default {small} points end to end",
-            rf["wall"],
-            cs["wall"],
-            T["end to end"],
-        ),
-        bt.row(
-            f"kernels' Σ t_total in those {small} points",
-            rf["kernel"],
-            cs["kernel"],
-            None,
-        ),
-        bt.row(
-            f"overhead per point (wall − Σ t_total) / {small}",
-            rf["per point"],
-            cs["per point"],
-            None,
-        ),
-        bt.row(
-            f"overhead per extra point ({small} → {big} points)",
-            rf["slope"],
-            cs["slope"],
-            T["per extra point"],
-            " s",
-        ),
-        bt.row(
-            f"fixed cost of a run (wall − kernels − {small} × slope)",
-            rf["fixed"],
-            cs["fixed"],
-            None,
-        ),
-    ]
+        "fixed": (f"fixed cost of a run (wall − kernels − {n} × slope)", None),
+    }
+    listing = bt.row(
+        f"list / dry-run the same {listed:,} cases",
+        series.listing["rf"],
+        series.listing["cs"],
+        bt.TARGETS["dry run"],
+    )
+    return [listing] + [bt.row(w, rf[k], cs[k], t) for k, (w, t) in work.items()]
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

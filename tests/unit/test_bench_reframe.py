@@ -143,3 +143,26 @@ def test_options_are_checked_before_anything_runs() -> None:
         br.parse_args(["--out", "table.txt"])
     with pytest.raises(SystemExit):
         br.parse_args(["--repeats", "0"])
+
+
+def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
+    runs = {
+        ("rf", 0): [br.Run(wall=10.0, kernel=2.0, points=20)],
+        ("rf", 1): [br.Run(wall=25.0, kernel=5.0, points=80)],
+        ("cs", 0): [br.Run(wall=12.0, kernel=2.0, points=20)],
+        ("cs", 1): [br.Run(wall=18.0, kernel=5.0, points=80)],
+    }
+    table = br.rows(br.Series({"rf": [40.0], "cs": [4.0]}, runs), 5016)
+    got = {r.work: r for r in table}
+    assert got["list / dry-run the same 5,016 cases"].verdict == "PASS"  # 0.1
+    e2e = got["the default 20 points end to end"]
+    assert (e2e.ratio.median, e2e.verdict) == (pytest.approx(1.2), "MISS")
+    # overheads 8 -> 20 s (ReFrame) and 10 -> 13 s (ciphersweep) over 60 extra points
+    slope = got["overhead per extra point (20 → 80 points)"]
+    assert slope.reframe.median == pytest.approx(0.2)
+    assert slope.ciphersweep.median == pytest.approx(0.05)
+    assert slope.verdict == "PASS"
+    fixed = got["fixed cost of a run (wall − kernels − 20 × slope)"]
+    assert fixed.reframe.median == pytest.approx(4.0)  # 10 - 2 - 20 x 0.2
+    assert fixed.ciphersweep.median == pytest.approx(9.0)  # 12 - 2 - 20 x 0.05
+    assert fixed.verdict == "—"
