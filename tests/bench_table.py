@@ -68,11 +68,12 @@ def spread(values: Sequence[float]) -> Spread:
 
 
 def ratios(reframe: Sequence[float], ciphersweep: Sequence[float]) -> list[float]:
-    """ciphersweep / ReFrame per repetition (pairs with a ReFrame figure <= 0 are left out:
-    no ratio can be formed)."""
+    """ciphersweep / ReFrame per repetition. A pair with a figure <= 0 is left out: a
+    derived overhead can come out negative when the load drifts, and a ratio of it
+    would mean nothing."""
     if len(reframe) != len(ciphersweep):
         raise ValueError(f"unpaired: {len(reframe)} ReFrame vs {len(ciphersweep)}")
-    return [c / r for r, c in zip(reframe, ciphersweep) if r > 0]
+    return [c / r for r, c in zip(reframe, ciphersweep) if r > 0 and c > 0]
 
 
 def overhead(wall: float, kernel: float) -> float:
@@ -116,10 +117,12 @@ def markdown(rows: Sequence[Row], digits: int = 2) -> str:
     ]
     for r in rows:
         target = "—" if r.target is None else f"≤ {r.target:g}×"
+        ratio = r.ratio.text("", 2)
+        if r.ratio.n < min(r.reframe.n, r.ciphersweep.n):
+            ratio += f" ({r.ratio.n} of {min(r.reframe.n, r.ciphersweep.n)} pairs > 0)"
         lines.append(
             f"| {r.work} | {r.reframe.text(r.unit, digits)} | "
-            f"{r.ciphersweep.text(r.unit, digits)} | {r.ratio.text('', 2)} | "
-            f"{target} | {r.verdict} |"
+            f"{r.ciphersweep.text(r.unit, digits)} | {ratio} | {target} | {r.verdict} |"
         )
     return "\n".join(lines)
 

@@ -37,6 +37,7 @@ def test_overhead_and_fixed_cost() -> None:
 def test_ratios_are_per_pair_and_refuse_unpaired_series() -> None:
     assert bt.ratios([2.0, 4.0], [1.0, 6.0]) == pytest.approx([0.5, 1.5])
     assert bt.ratios([0.0, 4.0], [1.0, 2.0]) == pytest.approx([0.5])
+    assert bt.ratios([2.0, 4.0], [-1.0, 2.0]) == pytest.approx([0.5])
     with pytest.raises(ValueError, match="unpaired"):
         bt.ratios([1.0, 2.0], [1.0])
 
@@ -65,6 +66,8 @@ def test_markdown_table_shows_median_range_target_and_verdict() -> None:
         "1.96 [1.94–1.98] | ≤ 1× | MISS |"
     )
     assert lines[3] == "| kernels | 2.00 s | 2.00 s | 1.00 | — | — |"
+    negative = bt.markdown([bt.row("fixed", [1.0, 2.0], [-1.0, 3.0], None)])
+    assert "| 1.50 (1 of 2 pairs > 0) | — | — |" in negative
 
 
 def test_json_has_no_nan_where_nothing_was_measured() -> None:
