@@ -1,0 +1,370 @@
+"""ciphersweep against ReFrame, side by side in one run (not a pytest test; by hand):
+
+    .venv/bin/python tests/bench_reframe.py [--quick] [--repeats 3] [--points 5000]
+                                            [--shipped-reps] [--out FILE.md|FILE.json]
+
+Installs ReFrame (reframe-hpc==4.10.4, from PyPI with pip) into build/reframe-venv the
+first time, generates a ReFrame test file with one case per campaign point (the same
+kernel binaries from build/kernels and the same launch lines: tests/reframe_cases.py;
+local scheduler, max_jobs 1), and measures, each side in a fresh scratch directory:
+
+1. listing the ~5,000 cases of tests/bench_dryrun.py's sweep: `reframe -l` against
+   ciphersweep's dry run (`snakemake -n`);
+2. the default campaign's 20 points end to end: `snakemake --profile profiles/local`
+   (build check, inputs, points, tables, plots, report) against `reframe -r`;
+3. the overhead per extra point: (wall - sum of the kernels' t_total) of the 20-point
+   campaign and of the same campaign over 16 sizes (80 points), slope per side.
+
+The two sides alternate (ReFrame, ciphersweep, ReFrame, ciphersweep, ...) and every
+measurement is repeated; the table shows median [min–max] per side and of the
+per-repetition ratio ciphersweep / ReFrame, against the targets (dry run <= 0.15x,
+end to end <= 1.0x, per extra point <= 0.5x): PASS when every repetition meets the
+target, MISS when none does, MIXED otherwise. By default the campaign runs the points
+as the earlier measurements did (one kernel process, 5 repetitions + 1 warm-up, no
+precision loop); --shipped-reps keeps config/config.yaml's repetitions as they are.
+Exit status 0 whatever the verdicts; non-zero only when a side failed to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bench_table as bt
+import reframe_cases as rc
+import yaml
+from bench_dryrun import SNAKEMAKE, synthetic
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "build" / "kernels"
+VENV = ROOT / "build" / "reframe-venv"
+REFRAME = "reframe-hpc==4.10.4"
+SIZES_20 = ["1KiB", "64KiB", "1MiB", "16MiB"]  # config/config.yaml's
+SIZES_80 = [f"{1 << k}KiB" for k in range(10)] + [f"{1 << k}MiB" for k in range(6)]
+
+
+@dataclass
+class Run:
+    """One side's campaign run: wall time, the kernels' sum of t_total, points run."""
+
+    wall: float
+    kernel: float
+    points: int
+
+
+def fail(msg: str) -> None:
+    sys.exit(f"bench_reframe: {msg}")
+
+
+def environment() -> dict[str, str]:
+    """The caller's environment; where Slurm's clients are installed but no Slurm is
+    configured, an empty SLURM_CONF spares each Snakemake start the Slurm plugin's
+    10 s wait for `scontrol` (as the test suite does)."""
+    env = dict(os.environ)
+    if "SLURM_CONF" not in env and not Path("/etc/slurm/slurm.conf").exists():
+        env["SLURM_CONF"] = "/dev/null"
+    return env
+
+
+def timed(argv: Sequence[str], cwd: Path, what: str) -> tuple[float, str]:
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        list(argv),
+        check=False,
+        cwd=cwd,
+        env=environment(),
+        capture_output=True,
+        text=True,
+    )
+    wall = time.monotonic() - t0
+    out = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        tail = " | ".join(out.strip().splitlines()[-5:])
+        fail(f"{what} failed (exit {proc.returncode}): {tail}")
+    return wall, out
+
+
+def install_reframe() -> Path:
+    """build/reframe-venv/bin/reframe, installed with pip the first time."""
+    exe = VENV / "bin" / "reframe"
+    want = REFRAME.split("==")[1]
+    if exe.exists():
+        got = subprocess.run(
+            [str(exe), "--version"], check=False, capture_output=True, text=True
+        )
+        if got.stdout.strip() == want:
+            return exe
+    print(f"installing {REFRAME} into {VENV.relative_to(ROOT)} ...", flush=True)
+    timed([sys.executable, "-m", "venv", "--clear", str(VENV)], ROOT, "python3 -m venv")
+    pip = [str(VENV / "bin" / "pip"), "install", "--quiet", REFRAME]
+    timed(pip, ROOT, f"pip install {REFRAME}")
+    return exe
+
+
+def campaign(sizes: list[str], shipped_reps: bool) -> dict[str, Any]:
+    """config/config.yaml over ``sizes``, with the build tree of this checkout."""
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg["sizes"] = list(sizes)
+    cfg.setdefault("build", {})["dir"] = str(KERNELS)
+    if not shipped_reps:
+        cfg.update(processes=1, reps=5, warmup=1, precision=None)
+    return cfg
+
+
+def kernel_seconds(lines: list[str]) -> float:
+    """Sum of t_total over the kernel records among ``lines`` (JSON Lines)."""
+    total = 0.0
+    for line in lines:
+        if line.startswith("{") and '"t_total"' in line:
+            total += json.loads(line).get("t_total") or 0.0
+    return total
+
+
+def cs_dry_run(points: int, scratch: Path) -> float:
+    cfg = scratch / "synthetic.yaml"
+    cfg.write_text(yaml.safe_dump(synthetic(points)))
+    argv = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(scratch)]
+    argv += ["--configfile", str(cfg), "-n", "--quiet", "rules"]
+    wall, out = timed(argv, scratch, "ciphersweep's dry run")
+    m = re.search(r"^bench\s+(\d+)", out, re.MULTILINE)
+    want = len(rc.cases(synthetic(points), KERNELS))
+    if not m or int(m.group(1)) != want:
+        fail(
+            f"ciphersweep's dry run planned {m.group(1) if m else 'no'} bench jobs, not {want}"
+        )
+    return wall
+
+
+def rf_argv(reframe: Path, test: Path, action: str) -> list[str]:
+    """``reframe`` on the generated test file, its settings and a prefix beside it."""
+    suite = test.parent
+    return [
+        str(reframe),
+        "-C",
+        str(suite / "settings.py"),
+        "-c",
+        str(test),
+        "--prefix",
+        str(suite.parent / "rfm"),
+        action,
+    ]
+
+
+def rf_list(reframe: Path, cfg: dict[str, Any], scratch: Path) -> float:
+    cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
+    test = rc.write_suite(scratch / "suite", cases)
+    wall, out = timed(rf_argv(reframe, test, "-l"), scratch, "reframe -l")
+    m = re.search(r"Found (\d+) check", out)
+    if not m or int(m.group(1)) != len(cases):
+        fail(f"reframe -l found {m.group(1) if m else 'no'} checks, not {len(cases)}")
+    return wall
+
+
+def rf_run(reframe: Path, cfg: dict[str, Any], scratch: Path) -> Run:
+    cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
+    test = rc.write_suite(scratch / "suite", cases)
+    wall, out = timed(rf_argv(reframe, test, "-r"), scratch, "reframe -r")
+    n = len(cases)
+    if f"Ran {n}/{n} test case(s)" not in out or "(0 failure(s)" not in out:
+        fail(f"reframe -r did not pass all {n} cases: {out.strip().splitlines()[-1]}")
+    outputs = sorted((scratch / "rfm" / "output").rglob("rfm_job.out"))
+    if len(outputs) != n:
+        fail(f"reframe -r left {len(outputs)} job outputs, not {n}")
+    lines = [x for f in outputs for x in f.read_text().splitlines()]
+    return Run(wall, kernel_seconds(lines), n)
+
+
+def cs_run(cfg: dict[str, Any], scratch: Path) -> Run:
+    path = scratch / "campaign.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    argv = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(scratch)]
+    argv += ["--configfile", str(path), "--profile", str(ROOT / "profiles" / "local")]
+    wall, _ = timed(argv, scratch, "snakemake --profile profiles/local")
+    res = scratch / "results" / cfg["campaign"]
+    raw = sorted((res / "raw").glob("*.jsonl"))
+    n = len(rc.cases(cfg, KERNELS))
+    if len(raw) != n or not (res / "report.html").exists():
+        fail(f"ciphersweep's run left {len(raw)} of {n} points' records or no report")
+    lines = [x for f in raw for x in f.read_text().splitlines()]
+    return Run(wall, kernel_seconds(lines), n)
+
+
+def scratch_dir() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="cs-vs-reframe-")
+
+
+@dataclass
+class Series:
+    """Every repetition's figures, per side ("rf", "cs"): the listing's wall time, and
+    the runs of the smaller (0) and the larger (1) campaign."""
+
+    listing: dict[str, list[float]]
+    runs: dict[tuple[str, int], list[Run]]
+
+
+def run_sizes(quick: bool) -> list[list[str]]:
+    """Sizes of the smaller and the larger campaign (20 and 80 points; 20 and 40 quick)."""
+    return [SIZES_20, SIZES_80[:8] if quick else SIZES_80]
+
+
+def measure(reframe: Path, args: argparse.Namespace) -> Series:
+    """The repetitions, each side right after the other (ReFrame first, then ciphersweep)."""
+    series = Series({"rf": [], "cs": []}, {})
+    listing = synthetic(args.points)
+    for i in range(args.repeats):
+        print(f"repetition {i + 1} of {args.repeats}", flush=True)
+        for side in ("rf", "cs"):
+            with scratch_dir() as d:
+                if side == "rf":
+                    wall = rf_list(reframe, listing, Path(d))
+                else:
+                    wall = cs_dry_run(args.points, Path(d))
+            series.listing[side].append(wall)
+            print(f"  {side} list/dry run: {wall:.1f} s", flush=True)
+        for which, sizes in enumerate(run_sizes(args.quick)):
+            cfg = campaign(sizes, args.shipped_reps)
+            for side in ("rf", "cs"):
+                with scratch_dir() as d:
+                    if side == "rf":
+                        run = rf_run(reframe, cfg, Path(d))
+                    else:
+                        run = cs_run(cfg, Path(d))
+                series.runs.setdefault((side, which), []).append(run)
+                print(
+                    f"  {side} {run.points} points: wall {run.wall:.1f} s, "
+                    f"kernels {run.kernel:.2f} s",
+                    flush=True,
+                )
+    return series
+
+
+def side_figures(small: list[Run], big: list[Run]) -> dict[str, list[float]]:
+    """One side's derived figures per repetition, from its smaller and larger runs."""
+    slopes = [
+        bt.slope(
+            [x.points, y.points],
+            [bt.overhead(x.wall, x.kernel), bt.overhead(y.wall, y.kernel)],
+        )
+        for x, y in zip(small, big)
+    ]
+    return {
+        "wall": [x.wall for x in small],
+        "kernel": [x.kernel for x in small],
+        "per point": [bt.overhead(x.wall, x.kernel) / x.points for x in small],
+        "slope": slopes,
+        "fixed": [
+            bt.fixed_cost(x.wall, x.kernel, x.points, s) for x, s in zip(small, slopes)
+        ],
+    }
+
+
+def rows(series: Series, listed: int) -> list[bt.Row]:
+    """The table: measured rows with targets, derived rows without."""
+    rf = side_figures(series.runs[("rf", 0)], series.runs[("rf", 1)])
+    cs = side_figures(series.runs[("cs", 0)], series.runs[("cs", 1)])
+    n, m = series.runs[("cs", 0)][0].points, series.runs[("cs", 1)][0].points
+    work = {
+        "wall": (f"the default {n} points end to end", bt.TARGETS["end to end"]),
+        "kernel": (f"kernels' Σ t_total in those {n} points", None),
+        "per point": (f"overhead per point (wall − Σ t_total) / {n}", None),
+        "slope": (
+            f"overhead per extra point ({n} → {m} points)",
+            bt.TARGETS["per extra point"],
+        ),
+        "fixed": (f"fixed cost of a run (wall − kernels − {n} × slope)", None),
+    }
+    listing = bt.row(
+        f"list / dry-run the same {listed:,} cases",
+        series.listing["rf"],
+        series.listing["cs"],
+        bt.TARGETS["dry run"],
+    )
+    return [listing] + [bt.row(w, rf[k], cs[k], t) for k, (w, t) in work.items()]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke check: 1 repetition, 500 listed cases, 20 and 40 points",
+    )
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=None,
+        help="repetitions of every measurement (default 3; 1 with --quick)",
+    )
+    ap.add_argument(
+        "--points",
+        type=int,
+        default=None,
+        help="cases to list / dry-run (default 5000 -> 5,016; 500 with --quick)",
+    )
+    ap.add_argument(
+        "--shipped-reps",
+        action="store_true",
+        help="keep config/config.yaml's processes, reps and precision",
+    )
+    ap.add_argument(
+        "--out", type=Path, help="also write the table: FILE.md or FILE.json"
+    )
+    a = ap.parse_args(argv)
+    a.repeats = a.repeats if a.repeats is not None else (1 if a.quick else 3)
+    a.points = a.points if a.points is not None else (500 if a.quick else 5000)
+    if a.repeats < 1 or a.points < 1:
+        ap.error("--repeats and --points: at least 1")
+    if a.out is not None and a.out.suffix not in (".md", ".json"):
+        ap.error(f"--out {a.out}: the name must end in .md or .json")
+    return a
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    if not (KERNELS / "aes-seq").exists():
+        fail(
+            f"no kernels in {KERNELS.relative_to(ROOT)}: run scripts/build-kernels.sh build/kernels"
+        )
+    reframe = install_reframe()
+    series = measure(reframe, args)
+    listed = len(rc.cases(synthetic(args.points), KERNELS))
+    table = rows(series, listed)
+    load = os.getloadavg()
+    meta = {
+        "reframe": REFRAME,
+        "repeats": args.repeats,
+        "cores": rc.cores(),
+        "load_average_after": [round(x, 2) for x in load],
+        "campaign": "config/config.yaml"
+        + (
+            ""
+            if args.shipped_reps
+            else ", 1 process, 5 reps + 1 warm-up, no precision loop"
+        ),
+    }
+    text = bt.markdown(table)
+    print(
+        f"\n{meta['campaign']}; {args.repeats} repetition(s); median [min–max]; "
+        f"load average after: {load[0]:.2f} on {rc.cores()} cores\n"
+    )
+    print(text)
+    if args.out is not None:
+        args.out.write_text(
+            bt.as_json(table, meta) if args.out.suffix == ".json" else text + "\n"
+        )
+
+
+if __name__ == "__main__":
+    main()
