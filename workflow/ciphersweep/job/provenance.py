@@ -147,18 +147,6 @@ def image_digest(path: str | os.PathLike[str] | None) -> str | None:
     return None
 
 
-def files_digest(files: list[str], extra: str = "") -> str:
-    """``sha256:<hex>`` over the names and contents of ``files`` (in the given order)
-    and ``extra``: what the kernels are built from, as one value."""
-    h = hashlib.sha256(extra.encode() + b"\0")
-    for name in files:
-        h.update(name.encode() + b"\0")
-        with open(name, "rb") as fh:
-            for chunk in iter(lambda fh=fh: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return f"sha256:{h.hexdigest()}"
-
-
 def slurm_ids(env: Mapping[str, str] | None = None) -> dict[str, str | None]:
     """Slurm job id and node list of the current job (None outside Slurm)."""
     e = os.environ if env is None else env

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from ciphersweep.job.provenance import files_digest
+from ciphersweep.core.digest import files_digest
 from ciphersweep.plan.sweep import Point
 
 # Shape fields every fingerprint carries (besides the digests).
