@@ -14,6 +14,7 @@ import pytest
 from ciphersweep.core import ciphers
 from ciphersweep.job import launch, record_schema, runner
 from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import launch_checks
 from ciphersweep.plan.sweep import Point, expand
 from support import ROOT, base_config, make_point
 
@@ -44,7 +45,7 @@ def test_placeholders_fill_each_argument_alone() -> None:
     ],
 )
 def test_bad_templates(template: list[str], expected: str) -> None:
-    msg = launch.placeholder_errors(template)
+    msg = launch_checks.placeholder_errors(template)
     assert msg is not None and expected in msg
     with pytest.raises(ValueError):
         launch.command_argv(template, {})

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from ciphersweep.job import build, launch
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan import fingerprint as cs_fp
+from ciphersweep.plan import launch_checks
 from ciphersweep.verdict import admission
 from support import KERNELS, ROOT, base_config, make_point
 
@@ -233,12 +233,12 @@ def test_build_dir_in_or_above_the_project_is_refused(bdir: str) -> None:
 
 
 def test_build_dir_below_build_is_accepted(tmp_path: Path) -> None:
-    assert build.dir_problem("build/kernels", ROOT, ROOT) is None
-    assert build.dir_problem(str(ROOT / "build" / "x" / "y"), ROOT, ROOT) is None
+    assert launch_checks.dir_problem("build/kernels", ROOT, ROOT) is None
+    assert launch_checks.dir_problem(str(ROOT / "build" / "x" / "y"), ROOT, ROOT) is None
     # a campaign run from a directory of its own may build there
-    assert build.dir_problem("kbin", ROOT, tmp_path) is None
-    assert build.dir_problem("results/k", ROOT, tmp_path) is not None
-    assert build.dir_problem(str(tmp_path.parent), ROOT, tmp_path) is not None
+    assert launch_checks.dir_problem("kbin", ROOT, tmp_path) is None
+    assert launch_checks.dir_problem("results/k", ROOT, tmp_path) is not None
+    assert launch_checks.dir_problem(str(tmp_path.parent), ROOT, tmp_path) is not None
 
 
 @pytest.mark.parametrize(
@@ -257,7 +257,7 @@ def test_build_dir_below_build_is_accepted(tmp_path: Path) -> None:
     ],
 )
 def test_launcher_options_that_set_the_shape_are_refused(args: list[str]) -> None:
-    assert launch.shape_option(args) is not None
+    assert launch_checks.shape_option(args) is not None
     cfg = base_config(cluster={"cores_per_node": 32, "mpirun_args": args})
     with pytest.raises(cs_config.ConfigError) as err:
         cs_config.validate(cfg, root=ROOT, workdir=ROOT)
@@ -267,4 +267,4 @@ def test_launcher_options_that_set_the_shape_are_refused(args: list[str]) -> Non
 
 def test_other_launcher_options_pass() -> None:
     for args in (["--mca", "pml", "ucx"], ["--bind-to", "core"], ["--report-bindings"]):
-        assert launch.shape_option(args) is None
+        assert launch_checks.shape_option(args) is None

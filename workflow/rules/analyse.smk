@@ -36,7 +36,7 @@ rule gather:
     log:
         f"{RES}/logs/gather.log",
     params:
-        judged=judged(),
+        judged=lambda wildcards: judged(),
     run:
         cs_console.write_step(
             output,
@@ -45,7 +45,7 @@ rule gather:
             POINT_LIST,
             output,
             log[0],
-            EXPECTED,
+            expected_all(),
         )
 
 

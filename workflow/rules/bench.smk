@@ -36,7 +36,7 @@ rule bench:
         point=lambda wildcards: POINTS[wildcards.point].as_dict(),
         attempt=lambda wildcards: attempt(wildcards.point),
         input=lambda wildcards: input_stamp(POINTS[wildcards.point]),
-        kernels=lambda wildcards: KERNEL_DIGESTS.get(POINTS[wildcards.point].variant),
+        kernels=lambda wildcards: kernel_digest(POINTS[wildcards.point].variant),
     run:
         point = POINTS[wildcards.point]
         cs_runner.run_point(

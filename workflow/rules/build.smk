@@ -13,7 +13,7 @@ rule build_kernels:
         variant="",
         cflags=None,
         cmake_args=cs_build.cmake_args(CFG["build"]),
-        build_key=kernel_digest(""),
+        build_key=lambda wildcards: kernel_digest(""),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
     run:
         # the targets are the outputs, not a parameter: campaigns that share a build
@@ -35,7 +35,7 @@ use rule build_kernels as build_variant with:
         cmake_args=lambda wildcards: cs_build.cmake_args(
             CFG["build"], VARIANTS[wildcards.variant]
         ),
-        build_key=lambda wildcards: KERNEL_DIGESTS[wildcards.variant],
+        build_key=lambda wildcards: kernel_digest(wildcards.variant),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
 
 

@@ -1,5 +1,7 @@
-# Configuration, validation and the sweep: everything the rules need, computed once at
-# parse time by the ciphersweep package (workflow/ciphersweep).
+# Configuration, validation and the sweep: everything the rules need, from the
+# ciphersweep package (workflow/ciphersweep). The config and the sweep are made at parse
+# time; build keys (a hash of the kernel sources) and the verdicts on the raw records
+# are made once, when a job's parameters first ask for them.
 import copy
 import functools
 import hashlib
@@ -24,8 +26,10 @@ from ciphersweep.plan import fingerprint as cs_fp  # noqa: E402
 from ciphersweep.analysis import plots as cs_plots  # noqa: E402
 from ciphersweep.campaign import preflight as cs_preflight  # noqa: E402
 from ciphersweep.job import provenance as cs_prov  # noqa: E402
+from ciphersweep.verdict import admission as cs_admission  # noqa: E402
 from ciphersweep.verdict import records as cs_records  # noqa: E402
 from ciphersweep.analysis import report as cs_report  # noqa: E402
+from ciphersweep.job import launch as cs_launch  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
 from ciphersweep.analysis.tables import registry as cs_registry  # noqa: E402
@@ -105,16 +109,14 @@ def inputs_group(wildcards):
     return _register_group("inputs", max(1, len(SIZES)))
 
 
-from ciphersweep.verdict import admission as cs_admission  # noqa: E402
-
 if workflow.is_main_process:
     # a closed terminal ends the run like Ctrl-C (lock released; the same command
     # continues), not with the default SIGHUP death that leaves the lock behind
     cs_console.hangup_as_interrupt()
 
 
-def kernel_sources():
-    """Files whose change rebuilds the kernels (and images)."""
+@functools.cache
+def _kernel_sources():
     src = PROJECT / "kernels"
     files = [
         str(f)
@@ -123,7 +125,12 @@ def kernel_sources():
         and f.suffix != ".pyc"
         and not {"build", "__pycache__"} & set(f.relative_to(src).parts)
     ]
-    return files + [str(PROJECT / "scripts" / "build-kernels.sh")]
+    return (*files, str(PROJECT / "scripts" / "build-kernels.sh"))
+
+
+def kernel_sources():
+    """Files whose change rebuilds the kernels (and images); listed once."""
+    return list(_kernel_sources())
 
 
 # Native builds: one per build.variants entry, or the one default build ("").
@@ -144,17 +151,22 @@ def kernel_binary(backend, variant=""):
     return f"{build_dir(variant)}/aes-{backend}"
 
 
+@functools.cache
 def kernel_digest(variant=""):
     """The build key of a native build (sources, build script, its cmake arguments
     and flags): baked into its binaries, the bench rule's `kernels` parameter and
-    the build key every record of the build must carry."""
+    the build key every record of the build must carry. Hashed the first time a
+    job's parameters ask for it (never for --list, --lint or a job of another
+    build), then kept for the run."""
     if RUNTIME != "none":
         return None
     args = cs_build.cmake_args(CFG["build"], VARIANTS.get(variant))
     return cs_fp.build_key(kernel_sources(), args)
 
 
-KERNEL_DIGESTS = {v: kernel_digest(v) for v in BUILDS}
+def kernel_digests():
+    """Every build's key, by variant (the history records them)."""
+    return {v: kernel_digest(v) for v in BUILDS}
 
 
 def kernel_deps(wildcards=None):
@@ -201,7 +213,7 @@ def bench_inputs(wildcards):
     }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def built_here(variant):
     """Whether a build's binaries were made by the build rule (they carry its key)."""
     return cs_build.info_build_key(build_dir(variant)) is not None
@@ -218,7 +230,7 @@ def expected_fingerprint(point):
         binary = str(cs_paths.python_kernel(f"kernel_{point.backend}"))
     elif RUNTIME == "none":
         binary = kernel_binary(point.backend, point.variant)
-        key = KERNEL_DIGESTS[point.variant] if built_here(point.variant) else None
+        key = kernel_digest(point.variant) if built_here(point.variant) else None
     data = input_file(point)
     return cs_fp.Expected(
         point,
@@ -230,7 +242,15 @@ def expected_fingerprint(point):
     )
 
 
-EXPECTED = {pid: expected_fingerprint(p) for pid, p in POINTS.items()}
+@functools.cache
+def expected(pid):
+    """A point's expected fingerprint, made when a job first asks for it."""
+    return expected_fingerprint(POINTS[pid])
+
+
+def expected_all():
+    """Every point's expected fingerprint (gather judges every raw file by it)."""
+    return {pid: expected(pid) for pid in POINTS}
 
 
 def input_stamp(point):
@@ -249,10 +269,11 @@ def input_stamp(point):
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def replan(pid):
-    """(attempt token, why the point runs again or None) of a point's raw file."""
-    return cs_admission.replan(f"{RES}/raw/{pid}.jsonl", POINTS[pid], EXPECTED[pid])
+    """(attempt token, why the point runs again or None) of a point's raw file: read
+    and judged once, when a job's parameters first ask for it."""
+    return cs_admission.replan(f"{RES}/raw/{pid}.jsonl", POINTS[pid], expected(pid))
 
 
 def attempt(pid):
@@ -263,23 +284,29 @@ def attempt(pid):
     return replan(pid)[0]
 
 
+@functools.cache
 def judged():
     """gather's `judged` parameter: every point's attempt token, so that a raw file
-    judged otherwise than at the last gather always brings the tables up to date."""
+    judged otherwise than at the last gather always brings the tables up to date.
+    Every raw file is read here, once, when the DAG asks for gather's parameters
+    (not for --list or --lint); the points that run again are named then."""
+    if workflow.is_main_process:
+        warn_rerun()
     return hashlib.sha256(
         "\n".join(f"{p} {attempt(p)}" for p in sorted(POINTS)).encode()
     ).hexdigest()
 
 
-if workflow.is_main_process:
-    _again = {p: replan(p)[1] for p in POINTS if replan(p)[1]}
-    if _again:
+def warn_rerun():
+    """One warning naming the failed, damaged or changed points that run again."""
+    again = {p: replan(p)[1] for p in POINTS if replan(p)[1]}
+    if again:
         logger.warning(
-            f"ciphersweep: {len(_again)} failed, damaged or changed point(s) run again: "
-            + " ".join(_again)
+            f"ciphersweep: {len(again)} failed, damaged or changed point(s) run again: "
+            + " ".join(again)
         )
-        for _pid, _why in _again.items():
-            logger.debug(f"ciphersweep: {_pid}: {_why}")
+        for pid, why in again.items():
+            logger.debug(f"ciphersweep: {pid}: {why}")
 
 
 def res(name):
@@ -330,8 +357,6 @@ def campaign_summary(ok):
 
 def gen_spec():
     """Launch prefix of the input generator: native aes-seq, or aes-seq in the image."""
-    from ciphersweep.job import launch as cs_launch
-
     cont = CFG["platform"]["container"]
     plat = cs_launch.Platform(
         runtime=RUNTIME,

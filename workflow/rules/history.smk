@@ -22,7 +22,7 @@ if HISTORY["enabled"]:
             f"{RES}/logs/history_append.log",
         params:
             store=HISTORY["path"],
-            kernels=KERNEL_DIGESTS,
+            kernels=lambda wildcards: kernel_digests(),
         run:
             cs_console.write_step(
                 output,

@@ -38,29 +38,6 @@ def build_dir(build_cfg: dict[str, Any], variant: str = "") -> str:
     return f"{base}/variants/{variant}" if variant else base
 
 
-def dir_problem(
-    bdir: str, root: str | os.PathLike[str], workdir: str | os.PathLike[str]
-) -> str | None:
-    """Why ``bdir`` (build.dir) may not hold a build, None when it may: a build tree
-    lies below the project's ``build/`` (or, for a campaign run from a directory of
-    its own, below that directory), never in or above the project's own files, the
-    working directory or its results."""
-    top, work = Path(root).resolve(), Path(workdir).resolve()
-    path = (work / bdir).resolve()
-    if path in (top, work) or path in top.parents or path in work.parents:
-        return "is the project or working directory or one above it"
-    if path.is_relative_to(top / "build") and path != top / "build":
-        return None
-    if path.is_relative_to(top):
-        return "lies among the project's own files (CMake would write into them)"
-    for kept in ("results", ".snakemake"):
-        if path.is_relative_to(work / kept):
-            return f"lies in the working directory's {kept}/"
-    if work != top and path.is_relative_to(work):
-        return None
-    return "lies outside the project's build/ directory"
-
-
 def cmake_args(build_cfg: dict[str, Any], cflags: str | None = None) -> list[str]:
     """cmake arguments of one build, each one argument (never split at spaces)."""
     args = list(build_cfg.get("cmake_args", []))

@@ -11,7 +11,7 @@ The host launcher is always outside the container (Apptainer's hybrid MPI model)
 The Python-side kernels (``aes-pycryptodome``, ``aes-command``) are run by the
 workflow's own Python (``python -m ciphersweep.kernel_<name>``); the command backend's
 program is given to ``aes-command`` after ``--`` as an argument list whose placeholders
-(:data:`PLACEHOLDERS`) :func:`command_argv` fills in for each run, with no shell.
+(:data:`ciphersweep.plan.launch_checks.PLACEHOLDERS`) :func:`command_argv` fills in for each run, with no shell.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import pwd
 import shlex
-import string
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from ciphersweep.job.launch_env import (
     omp_binding_env,
     slurm_allocation_env,
 )
+from ciphersweep.plan.launch_checks import placeholder_errors
 from ciphersweep.plan.sweep import AEAD_MODES, Point
 
 # backends whose kernel is a module of this package, run by the workflow's Python
@@ -38,8 +38,6 @@ PY_KERNELS = {
     "purepy": "kernel_purepy",
     "command": "kernel_command",
 }
-# what a command backend's argument list may name, e.g. "{input}"
-PLACEHOLDERS = ("input", "output", "key", "iv", "cipher")
 
 # inside a Charliecloud image the working directory is bound here (it exists in every
 # Debian root file system, and SquashFS images cannot grow new mount points)
@@ -131,28 +129,6 @@ def kernel_args(
     return args
 
 
-def placeholder_errors(template: Sequence[str]) -> str | None:
-    """Why an argument list is not a valid command template (None: it is)."""
-    if not template:
-        return "empty argument list (allowed: [program, arg, ...])"
-    if not str(template[0]).strip():
-        return "no program (the first item names the program)"
-    for i, item in enumerate(template):
-        try:
-            fields = list(string.Formatter().parse(str(item)))
-        except ValueError as exc:
-            return f"[{i}] {item!r}: {exc} (write {{{{ and }}}} for literal braces)"
-        for _, name, spec, conv in fields:
-            if name is None:
-                continue
-            if name not in PLACEHOLDERS or spec or conv:
-                return (
-                    f"[{i}] {item!r}: unknown placeholder {{{name}}} "
-                    f"(allowed: {', '.join('{' + p + '}' for p in PLACEHOLDERS)})"
-                )
-    return None
-
-
 def command_argv(template: Sequence[str], values: dict[str, str]) -> list[str]:
     """A command backend's argument list with its placeholders filled in.
 
@@ -190,53 +166,6 @@ def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
         argv += ["--mca", "pml", "ob1"]
     argv += list(plat.mpirun_args)
     return argv, oversub
-
-
-# Launcher options that set how many processes run where, or their threads: the
-# point's planned shape (ranks, threads) is the workflow's, never a launcher option's.
-_SHAPE_OPTIONS = (
-    "-np",
-    "--np",
-    "-n",
-    "--n",
-    "-c",
-    "-N",
-    "--map-by",
-    "-map-by",
-    "--host",
-    "-host",
-    "-H",
-    "--hostfile",
-    "-hostfile",
-    "--machinefile",
-    "-machinefile",
-    "--default-hostfile",
-    "--rankfile",
-    "-rf",
-    "--npernode",
-    "-npernode",
-    "--npersocket",
-    "-npersocket",
-    "--ppr",
-    "--cpus-per-proc",
-    "--cpus-per-rank",
-    "--ntasks",
-    "--ntasks-per-node",
-    "--cpus-per-task",
-    "--nodes",
-    "--app",
-)
-
-
-def shape_option(args: Sequence[str]) -> str | None:
-    """The first of ``args`` (cluster.mpirun_args) that would set the launch shape
-    (rank count, placement, hosts, threads), None when there is none."""
-    for a in args:
-        name = a.split("=", 1)[0]
-        short = len(a) > 2 and a[:2] in ("-n", "-c", "-N", "-H") and a[2:3] != "-"
-        if name in _SHAPE_OPTIONS or short or "OMP_NUM_THREADS" in a:
-            return a
-    return None
 
 
 def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str, str]]:

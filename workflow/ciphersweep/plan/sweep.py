@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -180,6 +181,45 @@ def _cipher_mode(cipher: str) -> str:
 def expand(cfg: dict[str, Any]) -> list[Point]:
     """All points of a validated config (see :func:`ciphersweep.plan.config.validate`)."""
     faults = list(cfg.get("debug", {}).get("inject_fault", []))
+    common = _common(cfg)
+    be = cfg["backends"]
+    points: list[Point] = []
+    builds = [v["name"] for v in cfg.get("build", {}).get("variants", [])] or [""]
+
+    def add(**kw: Any) -> None:
+        for variant in builds:
+            points.append(_point(common, faults, variant=variant, **kw))
+
+    for op in cfg["ops"]:
+        for f in inputsets.expand(cfg):
+            d = {
+                "op": op,
+                "size_bytes": f.size_bytes,
+                "size_label": f.name,
+                "input_name": f.name,
+                "input_path": f.path,
+                "input_set": f.set_name,
+                "seed": f.seed,
+            }
+            for mode in cfg["modes"]:
+                _aes_points(be, mode, d, add)
+            if be.get("seq") is not None:
+                for cipher, impls in be["seq"].get("aead", {}).items():
+                    for impl in impls:
+                        mode = AEAD_MODES[cipher]
+                        add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
+            if be.get("openssl") is not None:
+                _cipher_points(cfg, "openssl", "evp", be["openssl"]["ciphers"], add, d)
+            _python_points(cfg, op, d, add)
+    ids = [p.id for p in points]
+    if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
+        raise ValueError("duplicate point ids")
+    return points
+
+
+def _common(cfg: dict[str, Any]) -> dict[str, Any]:
+    """What every point of the campaign shares: repetitions, seed, batches, the
+    precision target."""
     common: dict[str, Any] = {
         "reps": cfg["reps"],
         "warmup": cfg["warmup"],
@@ -196,100 +236,65 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
             max_reps=int(prec["max_reps"]),
             max_seconds=float(prec["max_seconds"]),
         )
-    be = cfg["backends"]
-    points: list[Point] = []
-    builds = [v["name"] for v in cfg.get("build", {}).get("variants", [])] or [""]
+    return common
 
-    def add(**kw: Any) -> None:
-        for variant in builds:
-            add_one(variant=variant, **kw)
 
-    def add_one(**kw: Any) -> None:
-        pid = point_id(
-            kw["backend"],
-            kw["impl"],
-            kw["mode"],
-            kw["op"],
-            kw["cipher"],
-            kw["input_name"],
-            kw.get("ranks", 1),
-            kw.get("threads", 1),
-            kw.get("gpus", 0),
-            kw.get("block_threads"),
-            kw.get("key_bits"),
-            kw["variant"],
-            kw.get("streams", 1),
-        )
-        fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
-        seed = kw.pop("seed", None)
-        extra = {**common, "seed": seed} if seed is not None else common
-        points.append(Point(**kw, **extra, inject_fault=fault, id=pid))
+def _point(common: dict[str, Any], faults: list[str], **kw: Any) -> Point:
+    """One point: its id from its axes, the campaign's common settings, whether a
+    fault is injected into it (debug.inject_fault)."""
+    pid = point_id(
+        kw["backend"],
+        kw["impl"],
+        kw["mode"],
+        kw["op"],
+        kw["cipher"],
+        kw["input_name"],
+        kw.get("ranks", 1),
+        kw.get("threads", 1),
+        kw.get("gpus", 0),
+        kw.get("block_threads"),
+        kw.get("key_bits"),
+        kw["variant"],
+        kw.get("streams", 1),
+    )
+    fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
+    seed = kw.pop("seed", None)
+    extra = {**common, "seed": seed} if seed is not None else common
+    return Point(**kw, **extra, inject_fault=fault, id=pid)
 
-    for op in cfg["ops"]:
-        for f in inputsets.expand(cfg):
-            d = {
-                "op": op,
-                "size_bytes": f.size_bytes,
-                "size_label": f.name,
-                "input_name": f.name,
-                "input_path": f.path,
-                "input_set": f.set_name,
-                "seed": f.seed,
-            }
-            for mode in cfg["modes"]:
-                cipher = f"aes-128-{mode}"
-                if be.get("seq") is not None:
-                    for impl in be["seq"]["impls"]:
-                        add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
-                if be.get("omp") is not None:
-                    for impl in be["omp"]["impls"]:
-                        for t in be["omp"]["threads"]:
-                            add(
-                                backend="omp",
-                                impl=impl,
-                                mode=mode,
-                                cipher=cipher,
-                                threads=t,
-                                **d,
-                            )
-                if be.get("mpi") is not None:
-                    for impl in be["mpi"]["impls"]:
-                        for r in be["mpi"]["ranks"]:
-                            add(
-                                backend="mpi",
-                                impl=impl,
-                                mode=mode,
-                                cipher=cipher,
-                                ranks=r,
-                                **d,
-                            )
-                if be.get("cuda") is not None:
-                    for impl in be["cuda"]["impls"]:
-                        for g in be["cuda"]["gpus"]:
-                            for bt in be["cuda"]["block_threads"]:
-                                for s in be["cuda"].get("streams", [1]):
-                                    add(
-                                        backend="cuda",
-                                        impl=impl,
-                                        mode=mode,
-                                        cipher=cipher,
-                                        gpus=g,
-                                        block_threads=bt,
-                                        streams=s,
-                                        **d,
-                                    )
-            if be.get("seq") is not None:
-                for cipher, impls in be["seq"].get("aead", {}).items():
-                    for impl in impls:
-                        mode = AEAD_MODES[cipher]
-                        add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
-            if be.get("openssl") is not None:
-                _cipher_points(cfg, "openssl", "evp", be["openssl"]["ciphers"], add, d)
-            _python_points(cfg, op, d, add)
-    ids = [p.id for p in points]
-    if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
-        raise ValueError("duplicate point ids")
-    return points
+
+def _aes_points(
+    be: dict[str, Any], mode: str, d: dict[str, Any], add: Callable[..., None]
+) -> None:
+    """The AES-128 points of one mode: seq, omp, mpi and cuda shapes, in that order."""
+    cipher = f"aes-128-{mode}"
+    if be.get("seq") is not None:
+        for impl in be["seq"]["impls"]:
+            add(backend="seq", impl=impl, mode=mode, cipher=cipher, **d)
+    if be.get("omp") is not None:
+        for impl in be["omp"]["impls"]:
+            for t in be["omp"]["threads"]:
+                add(backend="omp", impl=impl, mode=mode, cipher=cipher, threads=t, **d)
+    if be.get("mpi") is not None:
+        for impl in be["mpi"]["impls"]:
+            for r in be["mpi"]["ranks"]:
+                add(backend="mpi", impl=impl, mode=mode, cipher=cipher, ranks=r, **d)
+    cu = be.get("cuda")
+    if cu is not None:
+        for impl in cu["impls"]:
+            for g in cu["gpus"]:
+                for bt in cu["block_threads"]:
+                    for s in cu.get("streams", [1]):
+                        add(
+                            backend="cuda",
+                            impl=impl,
+                            mode=mode,
+                            cipher=cipher,
+                            gpus=g,
+                            block_threads=bt,
+                            streams=s,
+                            **d,
+                        )
 
 
 def _key_lengths(cfg: dict[str, Any], cipher: str) -> list[int | None]:

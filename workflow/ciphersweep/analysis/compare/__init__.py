@@ -15,11 +15,11 @@ performance references with tolerances.
 The published data format and the claim kinds are described in docs/workflow.md.
 """
 
-from ciphersweep.analysis.compare.files import check_config, load_claims, load_published
 from ciphersweep.analysis.compare.output import output_names, write
 from ciphersweep.analysis.compare.references import check_references
 from ciphersweep.analysis.compare.sources import matching, selector
 from ciphersweep.analysis.compare.tables import BUILDERS
+from ciphersweep.plan.study_files import check_config, load_claims, load_published
 
 __all__ = [
     "BUILDERS",

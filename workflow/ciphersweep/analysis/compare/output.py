@@ -12,11 +12,11 @@ from tabulate import tabulate
 
 from ciphersweep.analysis.compare.campaign import campaign_rows
 from ciphersweep.analysis.compare.claims import claim_rows
-from ciphersweep.analysis.compare.files import load_claims, load_published
 from ciphersweep.analysis.compare.published import published_rows, rank_rows
 from ciphersweep.analysis.compare.references import reference_rows
 from ciphersweep.analysis.render import md_escape
 from ciphersweep.analysis.tables.model import Context
+from ciphersweep.plan.study_files import load_claims, load_published
 from ciphersweep.plan.sweep import Point
 
 COLUMNS = {

@@ -11,12 +11,12 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ciphersweep.analysis.compare.files import MEASURES
 from ciphersweep.analysis.compare.intervals import factor
 from ciphersweep.analysis.tables import layouts
 from ciphersweep.analysis.tables.model import Context, Measured
 from ciphersweep.core import stats
 from ciphersweep.job import build
+from ciphersweep.plan.catalogue import MEASURES
 from ciphersweep.plan.sweep import Point
 
 AXES = (

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ciphersweep.analysis.compare.claims import claim_rows
-from ciphersweep.analysis.compare.files import load_claims, load_published
 from ciphersweep.analysis.compare.published import published_rows
 from ciphersweep.analysis.tables.model import NA, Builder, Context, Table
+from ciphersweep.plan.study_files import load_claims, load_published
 from ciphersweep.plan.sweep import Point
 
 _PUBLISHED_CAPTION = (

@@ -11,7 +11,6 @@ baseline choice of :mod:`ciphersweep.analysis.tables.model`.
 
 from __future__ import annotations
 
-import copy
 import fnmatch
 import math
 import re
@@ -26,34 +25,17 @@ from ciphersweep.analysis.tables.model import (
     status_cell,
 )
 from ciphersweep.core import ciphers, stats
-from ciphersweep.plan import config
+from ciphersweep.plan import schema
+from ciphersweep.plan.catalogue import LAYOUT_UNITS as UNITS
+from ciphersweep.plan.catalogue import RATE_UNITS, TIME_UNITS, TIMES_ALL
 from ciphersweep.plan.sweep import Point
-
-TIME_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
-RATE_UNITS = {"MB/s": 1e6, "MiB/s": 2.0**20, "B/s": 1.0}
-TIMES = ("t_total", "t_compute", "t_keyexp", "t_h2d", "t_d2h")
-TIMES_ALL = TIMES + ("t_bcast", "t_scatter", "t_gather")
-# the unit each value may be shown in (first: the default)
-UNITS: dict[str, tuple[str, ...]] = {
-    **{t: tuple(TIME_UNITS) for t in TIMES_ALL},
-    "throughput": tuple(RATE_UNITS),
-    "speedup": ("x",),
-    "efficiency": ("x",),
-    "cpu_util": ("%",),
-    "cpu_peak_pct": ("%",),
-    "joules": ("J",),
-    "verified": ("",),
-    "security_bits": ("bits",),
-}
-
 
 # ------------------------------------------------------------------ config
 
 
 def defaults() -> dict[str, Any]:
-    """A layout's defaults: the ``default`` of each key of the schema's ``layout``."""
-    props = config.schema()["$defs"]["layout"]["properties"]
-    return {k: copy.deepcopy(v["default"]) for k, v in props.items() if "default" in v}
+    """A layout's defaults (:func:`ciphersweep.plan.schema.layout_defaults`)."""
+    return schema.layout_defaults()
 
 
 def specs(cfg: dict[str, Any]) -> list[dict[str, Any]]:
@@ -66,53 +48,6 @@ def specs(cfg: dict[str, Any]) -> list[dict[str, Any]]:
         spec.setdefault("title", spec["name"])
         out.append(spec)
     return out
-
-
-def check_config(cfg: dict[str, Any]) -> None:
-    """Semantic checks the schema cannot express; ValueError names the key."""
-    names: set[str] = set()
-    for i, raw in enumerate(cfg.get("tables") or []):
-        where = f"tables[{i}]"
-        spec = {**defaults(), **raw}
-        if spec["name"] in names:
-            raise ValueError(f"{where}.name: {spec['name']!r} is used twice")
-        names.add(spec["name"])
-        _check_unit(f"{where}.unit", spec["value"], raw.get("unit"))
-        if "measures" in raw and "columns" in raw:
-            raise ValueError(
-                f"{where}: give either columns (axes) or measures, not both"
-            )
-        axes = spec["rows"] + ([] if "measures" in raw else spec["columns"])
-        if len(set(axes)) != len(axes):
-            raise ValueError(f"{where}: an axis is used twice in rows/columns")
-        if spec.get("per") in axes:
-            raise ValueError(
-                f"{where}.per: {spec['per']!r} is already a row or column axis"
-            )
-        labels: list[str] = []
-        for j, m in enumerate(raw.get("measures", [])):
-            mw = f"{where}.measures[{j}]"
-            if m["label"] in labels:
-                raise ValueError(f"{mw}.label: {m['label']!r} is used twice")
-            if ("value" in m) == ("ratio" in m):
-                raise ValueError(f"{mw}: give exactly one of value or ratio")
-            if "value" in m:
-                _check_unit(f"{mw}.unit", m["value"], m.get("unit"))
-            for ref in m.get("ratio", []):
-                if ref not in labels:
-                    raise ValueError(
-                        f"{mw}.ratio: {ref!r} is not an earlier measure "
-                        f"(allowed: {', '.join(labels) or 'none yet'})"
-                    )
-            labels.append(m["label"])
-
-
-def _check_unit(where: str, value: str, unit: str | None) -> None:
-    if unit is not None and unit not in UNITS[value]:
-        raise ValueError(
-            f"{where}: {unit!r} is not a unit of {value} "
-            f"(allowed: {', '.join(repr(u) for u in UNITS[value])})"
-        )
 
 
 # ------------------------------------------------------------------ axes

@@ -1,7 +1,11 @@
-"""The files a campaign's ``compare`` key names: a study's published numbers (one CSV
-row per printed cell) and its stated findings (a YAML list of claims), their format
-and the checks run on them before any job starts. The format is described in
-docs/workflow.md."""
+"""The study files a campaign's ``compare`` key names, read and checked when the
+campaign is read: a study's published numbers (one row per printed cell), its stated
+findings (claims), another campaign's results directory. Each problem is a ValueError
+naming the key, the file and its line or claim.
+
+Their paths are resolved in place (against the working directory, then the project),
+so the analysis reads the same files later.
+"""
 
 from __future__ import annotations
 
@@ -11,25 +15,15 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from ciphersweep.analysis.tables import layouts
+from ciphersweep.plan.catalogue import (
+    CLAIM_KINDS,
+    MEASURES,
+    PUBLISHED_COLUMNS,
+    PUBLISHED_UNITS,
+    SPECIAL,
+)
 
-PUBLISHED_COLUMNS = ("source", "row", "column", "value", "unit", "measure")
-# measure -> (layouts value, time it is computed from)
-MEASURES: dict[str, tuple[str, str]] = {
-    **{t: (t, "t_total") for t in layouts.TIMES_ALL},
-    "speedup": ("speedup", "t_total"),
-    "speedup_compute": ("speedup", "t_compute"),
-    "efficiency": ("efficiency", "t_total"),
-    "throughput": ("throughput", "t_total"),
-    "throughput_compute": ("throughput", "t_compute"),
-    "cpu_util": ("cpu_util", "t_total"),
-    "cpu_peak_pct": ("cpu_peak_pct", "t_total"),
-    "joules": ("joules", "t_total"),
-}
-SPECIAL = ("enc_dec_ratio", "binary_bytes", "watts")
-UNITS = {"s", "ms", "us", "MB/s", "MiB/s", "x", "%", "J", "W", "B", "unknown"}
-KINDS = ("values", "factor", "order", "paper")
-# keys each kind of claim needs
+# the keys each kind of claim needs
 _NEEDS = {
     "values": ("quantity", "expect"),
     "factor": ("quantity", "faster", "slower", "expect"),
@@ -92,9 +86,9 @@ def load_published(path: str | Path) -> pd.DataFrame:
             float(r["value"])
         except ValueError:
             raise ValueError(f"{line}: value {r['value']!r} is not a number") from None
-        if r["unit"] not in UNITS:
+        if r["unit"] not in PUBLISHED_UNITS:
             raise ValueError(
-                f"{line}: unit {r['unit']!r} (allowed: {', '.join(sorted(UNITS))})"
+                f"{line}: unit {r['unit']!r} (allowed: {', '.join(sorted(PUBLISHED_UNITS))})"
             )
         for m in str(r["measure"]).split("|"):
             if m not in MEASURES and m not in SPECIAL:
@@ -120,9 +114,9 @@ def load_claims(path: str | Path) -> list[dict[str, Any]]:
         for key in ("id", "text", "kind"):
             if key not in c:
                 raise ValueError(f"{where}: missing {key!r}")
-        if c["kind"] not in KINDS:
+        if c["kind"] not in CLAIM_KINDS:
             raise ValueError(
-                f"{where}.kind: {c['kind']!r} (allowed: {', '.join(KINDS)})"
+                f"{where}.kind: {c['kind']!r} (allowed: {', '.join(CLAIM_KINDS)})"
             )
         for key in _NEEDS[c["kind"]]:
             if key not in c:
