@@ -205,3 +205,54 @@ def test_bench_job_error_becomes_the_points_failure(tmp_path: Path) -> None:
     assert v.state == "failed" and v.reason == result["reason"]
     assert v.failure["attempt"] == "rerun 0123"
     assert admission.attempt_token(out, POINT).startswith("rerun ")
+
+
+def _spec(tmp_path: Path) -> runner.RunSpec:
+    return runner.RunSpec(
+        campaign="t",
+        input_path=str(tmp_path / "in.bin"),
+        out_path=str(tmp_path / "raw" / f"{POINT.id}.jsonl"),
+        log_path=str(tmp_path / "logs" / f"{POINT.id}.log"),
+        kernel_dir=str(KERNELS),
+        energy="none",
+        attempt="first",
+    )
+
+
+def _killed_by(sig: int):
+    """A kernel runner whose kernel ends by signal ``sig`` after writing half a record."""
+
+    def run(argv: list[str], **_: object) -> subprocess.CompletedProcess:
+        json_path = argv[argv.index("--json") + 1]
+        Path(json_path).write_text('{"half": ')
+        return subprocess.CompletedProcess(argv, -sig, "", "")
+
+    return run
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_interrupted_kernel_leaves_no_record_and_the_previous_file(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """scancel, Ctrl-C or a closed terminal stop the kernel from outside: nothing was
+    measured, so no record is written (the job fails and Snakemake restores the
+    point's previous raw file), and no scratch file is left behind."""
+    spec = _spec(tmp_path)
+    with pytest.raises(kernel_process.Interrupted, match=sig.name):
+        runner.run_point(POINT, spec, runner=_killed_by(sig))
+    assert not Path(spec.out_path).exists()
+    assert list(Path(spec.out_path).parent.iterdir()) == []
+    assert f"INTERRUPTED: the kernel was stopped by {sig.name}" in Path(
+        spec.log_path
+    ).read_text()
+
+
+def test_kernel_killed_by_itself_or_the_system_is_a_failure(tmp_path: Path) -> None:
+    """SIGKILL (the OOM killer, the time limit's last word) or SIGSEGV end the point
+    with a failure record naming the signal."""
+    spec = _spec(tmp_path)
+    for sig in (signal.SIGKILL, signal.SIGSEGV):
+        result = runner.run_point(POINT, spec, runner=_killed_by(sig))
+        assert result["reason"].startswith(f"killed by signal {int(sig)} ({sig.name})")
+        v = admission.judge(Path(spec.out_path), POINT)
+        assert v.state == "failed" and v.reason == result["reason"]

@@ -17,6 +17,16 @@ from ciphersweep.plan.sweep import Point
 
 Outcome = tuple[list[dict[str, Any]], str | None, float, float | None]
 
+# The signals that stop a kernel from outside the point: Ctrl-C, a closed terminal,
+# ``scancel`` or Slurm ending the job. They say nothing about the kernel.
+INTERRUPTS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
+
+
+class Interrupted(Exception):
+    """The kernel was stopped from outside (one of :data:`INTERRUPTS`): the point was
+    not measured and did not fail. No record is written; the job fails, so Snakemake
+    puts back the point's previous raw file and runs the point at the next start."""
+
 
 def failure_reason(stderr: str) -> str:
     """The kernel's own one-line message (``aes-<backend>: ...``) if there is one,
@@ -129,6 +139,9 @@ def run_once(
     log.write(out)
     log.write(err)
     print(f"exit: {rc}  wall: {wall:.3f} s", file=log)
+    if rc is not None and -rc in INTERRUPTS:
+        name = signal.Signals(-rc).name
+        raise Interrupted(f"the kernel was stopped by {name}: the run was interrupted")
     if reason is None and rc != 0:
         reason = exit_reason(rc or 0, err)
     if reason is not None:

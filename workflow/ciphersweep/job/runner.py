@@ -37,9 +37,15 @@ def run_point(
     """Run one point and write ``spec.out_path``; return a small summary dict.
 
     Whatever goes wrong, the job itself succeeds with a failure record: one point never
-    keeps the analysis of the others from running (and it runs again next time)."""
+    keeps the analysis of the others from running (and it runs again next time). The
+    one exception is an interruption from outside (:class:`kernel_process.Interrupted`):
+    nothing was measured, so nothing is recorded and the job fails."""
     try:
         return _run_point(point, spec, runner)
+    except cs_kproc.Interrupted as exc:
+        with open(spec.log_path, "a") as log:
+            print(f"INTERRUPTED: {exc}", file=log)
+        raise
     except Exception as exc:  # noqa: BLE001 - turned into the point's failure record
         reason = f"the bench job failed: {type(exc).__name__}: {exc}"[:500]
         rec = cs_record.failure_record(point, spec, reason)
@@ -105,32 +111,48 @@ def _run_point(
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
     json_tmp = f"{spec.out_path}.kernel.tmp"
     likwid_csv = f"{spec.out_path}.likwid.csv"
-    with open(spec.log_path, "w") as log:
-        ln, probe = _launch_line(point, spec, json_tmp, likwid_csv, log)
-        busy = cs_busy.before_point(point.id, _where(), log)
-        print(f"launch: {ln.text}", file=log, flush=True)
-        env = {**os.environ, **ln.env}
-        records, reason, wall, peak = cs_kproc.run_processes(
-            point, spec.timeout_s, runner, ln.argv, env, json_tmp, log
-        )
-        extra = cs_record.orchestrator_fields(point, spec, ln.text, ln.oversubscribed)
-        extra["cpu_peak_pct"] = peak
-        if point.input_set is not None:
-            extra["input_set"] = point.input_set
-        extra.update(busy)
-        if reason is None:
-            records = cs_record.completed(records, extra)
-            records = energy_hooks.finish(records, probe, likwid_csv, log)
-        else:
-            print(f"FAILED: {reason}", file=log)
-            rec = cs_record.failure_record(point, spec, reason, ln.text)
-            records = [cs_record.fill(rec, extra)]
-        cs_record.write(spec.out_path, records)
-        if os.path.exists(json_tmp):
+    try:
+        with open(spec.log_path, "w") as log:
+            reason, wall = _measure(point, spec, runner, json_tmp, likwid_csv, log)
+    finally:
+        if os.path.isfile(json_tmp):
             os.remove(json_tmp)
         # what a killed aes-command leaves (kernel_command.scratch_dir)
         shutil.rmtree(f"{json_tmp}.d", ignore_errors=True)
     return {"status": "failed" if reason else "ok", "reason": reason, "wall": wall}
+
+
+def _measure(
+    point: Point,
+    spec: RunSpec,
+    runner: Callable[..., Any],
+    json_tmp: str,
+    likwid_csv: str,
+    log: TextIO,
+) -> tuple[str | None, float]:
+    """Launch the point, write its records (or its failure record) to ``spec.out_path``;
+    why it failed (None: it did not) and its wall time."""
+    ln, probe = _launch_line(point, spec, json_tmp, likwid_csv, log)
+    busy = cs_busy.before_point(point.id, _where(), log)
+    print(f"launch: {ln.text}", file=log, flush=True)
+    env = {**os.environ, **ln.env}
+    records, reason, wall, peak = cs_kproc.run_processes(
+        point, spec.timeout_s, runner, ln.argv, env, json_tmp, log
+    )
+    extra = cs_record.orchestrator_fields(point, spec, ln.text, ln.oversubscribed)
+    extra["cpu_peak_pct"] = peak
+    if point.input_set is not None:
+        extra["input_set"] = point.input_set
+    extra.update(busy)
+    if reason is None:
+        records = cs_record.completed(records, extra)
+        records = energy_hooks.finish(records, probe, likwid_csv, log)
+    else:
+        print(f"FAILED: {reason}", file=log)
+        rec = cs_record.failure_record(point, spec, reason, ln.text)
+        records = [cs_record.fill(rec, extra)]
+    cs_record.write(spec.out_path, records)
+    return reason, wall
 
 
 def gen_input_argv(gen: list[str], out: str, size_bytes: int, seed: int) -> list[str]:
