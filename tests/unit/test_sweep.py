@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 from ciphersweep.plan import config as cs_config
-from ciphersweep.plan import sweep
+from ciphersweep.plan import resources, sweep
 from support import ROOT, base_config, make_point
 
 
@@ -81,7 +81,7 @@ def test_modes_ops_ciphers_and_inputs(tmp_path: Path) -> None:
 def test_resources_from_the_point() -> None:
     cluster = {"cores_per_node": 8, "exclusive": True}
     p = make_point(size="255MB", backend="mpi", cipher="aes-128-ecb", ranks=32)
-    r = sweep.resources(p, cluster)
+    r = resources.resources(p, cluster)
     assert (
         r["tasks"] == 32
         and r["nodes"] == 4
@@ -93,19 +93,19 @@ def test_resources_from_the_point() -> None:
     c = make_point(
         size="1KB", backend="cuda", cipher="aes-128-ecb", gpus=1, block_threads=256
     )
-    assert sweep.resources(c, cluster)["gpu"] == 1
+    assert resources.resources(c, cluster)["gpu"] == 1
     o = make_point(size="1KB", backend="omp", threads=8)
-    ro = sweep.resources(o, cluster)
+    ro = resources.resources(o, cluster)
     assert ro["cpus_per_task"] == 8 and ro["tasks"] == 1 and ro["nodes"] == 1
     big = make_point(size="255MB", impl="ref", reps=5)
     small = make_point(size="1KB", impl="ref", reps=5)
     assert (
-        sweep.resources(big, cluster)["runtime"]
-        > sweep.resources(small, cluster)["runtime"]
+        resources.resources(big, cluster)["runtime"]
+        > resources.resources(small, cluster)["runtime"]
     )
     assert (
-        sweep.kernel_timeout(small, cluster)
-        < sweep.resources(small, cluster)["runtime"] * 60
+        resources.kernel_timeout(small, cluster)
+        < resources.resources(small, cluster)["runtime"] * 60
     )
 
 
@@ -113,14 +113,14 @@ def test_packing_groups_small_points_of_one_shape() -> None:
     cfg = base_config(sizes=[f"{k}KiB" for k in range(1, 41)])
     full = cs_config.validate(cfg, root=ROOT, workdir=ROOT)
     pts = sweep.expand(full)
-    groups = sweep.pack_groups(pts, full["cluster"])
+    groups = resources.pack_groups(pts, full["cluster"])
     assert set(groups) == {p.id for p in pts}  # all small
-    comps = sweep.group_components(groups, full["cluster"])
+    comps = resources.group_components(groups, full["cluster"])
     assert all(v == 32 for v in comps.values())
     # one group per shape: seq/openssl/mpi-1 share r1-c1; omp c2; mpi r2
     assert len(set(groups.values())) == 3
     off = dict(full["cluster"], pack=False)
-    assert sweep.pack_groups(pts, off) == {}
+    assert resources.pack_groups(pts, off) == {}
 
 
 def test_inject_fault_glob() -> None:

@@ -32,6 +32,7 @@ from ciphersweep.analysis import report as cs_report  # noqa: E402
 from ciphersweep.job import launch as cs_launch  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
+from ciphersweep.plan import resources as cs_resources  # noqa: E402
 from ciphersweep.analysis.tables import registry as cs_registry  # noqa: E402
 from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 
@@ -62,9 +63,10 @@ BUILD_DIR = CFG["build"]["dir"]
 POINT_LIST = cs_sweep.expand(CFG)
 POINTS = {p.id: p for p in POINT_LIST}
 RESOURCES = {
-    p.id: cs_sweep.resources(p, CFG["cluster"], CFG["timeout_s"]) for p in POINT_LIST
+    p.id: cs_resources.resources(p, CFG["cluster"], CFG["timeout_s"])
+    for p in POINT_LIST
 }
-GROUPS = cs_sweep.pack_groups(POINT_LIST, CFG["cluster"])
+GROUPS = cs_resources.pack_groups(POINT_LIST, CFG["cluster"])
 
 # Benchmark jobs never overlap: each asks for bench=1 and, unless --resources says
 # otherwise, 1 is all there is. The Slurm profile scopes `bench` local, so there it
@@ -83,7 +85,7 @@ GIT_REV = cs_prov.git_revision(PROJECT)
 
 # Packed groups: points of one shape share allocations of up to cluster.pack_size
 # points (a --group-components given on the command line wins).
-PACK_COMPONENTS = cs_sweep.group_components(GROUPS, CFG["cluster"])
+PACK_COMPONENTS = cs_resources.group_components(GROUPS, CFG["cluster"])
 
 
 def _register_group(gid, components):
@@ -329,7 +331,7 @@ def run_spec(point, input, output, log, attempt):
         mpirun_args=list(CFG["cluster"]["mpirun_args"]),
         mpi_network=CFG["cluster"]["mpi_network"],
         energy=CFG["platform"]["energy"],
-        timeout_s=cs_sweep.kernel_timeout(point, CFG["cluster"], CFG["timeout_s"]),
+        timeout_s=cs_resources.kernel_timeout(point, CFG["cluster"], CFG["timeout_s"]),
         git_rev=GIT_REV,
         cwd=str(Path.cwd()),
         attempt=attempt,

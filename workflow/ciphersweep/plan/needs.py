@@ -3,7 +3,7 @@
     PYTHONPATH=workflow .venv/bin/python -m ciphersweep.plan.needs config/config.yaml config/campaigns/*.yaml
 
 prints one Markdown row per campaign (the README's table). Time is the sum of the
-workflow's own per-point estimates (:func:`ciphersweep.plan.sweep.estimate_seconds`, the
+workflow's own per-point estimates (:func:`ciphersweep.plan.resources.estimate_seconds`, the
 basis of the Slurm time limits: generous on a fast machine), for a run that measures
 one point after another as the local profile does; building the kernels comes on top.
 """
@@ -18,6 +18,7 @@ from typing import Any
 
 from ciphersweep.core import paths
 from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import resources as cs_resources
 from ciphersweep.plan import sweep as cs_sweep
 
 
@@ -41,8 +42,10 @@ class Needs:
 
 
 def campaign_needs(cfg: dict[str, Any], points: Sequence[Any]) -> Needs:
-    res = [cs_sweep.resources(p, cfg["cluster"], cfg.get("timeout_s")) for p in points]
-    seconds = sum(cs_sweep.estimate_seconds(p) for p in points)
+    res = [
+        cs_resources.resources(p, cfg["cluster"], cfg.get("timeout_s")) for p in points
+    ]
+    seconds = sum(cs_resources.estimate_seconds(p) for p in points)
     return Needs(
         campaign=str(cfg["campaign"]),
         points=len(points),

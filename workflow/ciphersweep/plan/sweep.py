@@ -2,13 +2,12 @@
 
 This is the ONE place points are made. Each point is one benchmark job (or one member
 of a packed group of jobs with the same resource shape) with its resources derived
-from the point itself.
+from the point itself (:mod:`ciphersweep.plan.resources`).
 """
 
 from __future__ import annotations
 
 import fnmatch
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,30 +16,8 @@ from ciphersweep.plan import inputsets
 
 _OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
 
-# Conservative single-core throughput (bytes/s) used only to estimate job runtimes.
-_RATE = {
-    "ref": 4e6,
-    "ttable": 30e6,
-    "auto": 30e6,
-    "aesni": 300e6,
-    "vaes256": 600e6,
-    "vaes": 600e6,
-    "evp": 200e6,
-    "pycryptodome": 20e6,
-    "purepy": 20e3,
-    # AEADs (aes-seq): every repetition is also verified (a second pass)
-    "ascon-ref": 10e6,
-    "ascon-lowsize": 50e6,
-    "ascon-opt64": 100e6,
-    "gcm-ref": 30e6,
-    "gcm-aesni": 300e6,
-}
-# per run / once: process start-up (cuda: NVML update-period detection and the two
-# energy windows of at least 1 s each, see docs/gpu-energy.md)
-_START_S = {"command": 0.05, "pycryptodome": 0.3, "purepy": 0.3, "cuda": 4.0}
 # The mode an AEAD's records name (aes-seq writes it): Ascon is its own construction.
 AEAD_MODES = {"ascon-aead128": "aead", "aes-128-gcm": "gcm"}
-_CUDA_RATE = 50e6  # host<->device copies on a slow bus included
 
 
 @dataclass(frozen=True)
@@ -340,97 +317,3 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
             _cipher_points(
                 cfg, "command", prog["name"], prog["ciphers"], add, d, command=argv
             )
-
-
-# --------------------------------------------------------------------------- resources
-
-
-def estimate_seconds(point: Point) -> float:
-    """Pessimistic wall time of one point: all runs on one core, plus start-up."""
-    if point.backend == "cuda":
-        rate = _CUDA_RATE
-    else:
-        rate = _RATE.get(point.impl, _RATE["ref"])
-    runs = point.reps + point.warmup + 1  # +1: verification / reference encryption
-    start = _START_S.get(point.backend, 0.0) * (
-        runs if point.backend == "command" else 1
-    )
-    # precision: up to max_seconds of further repetitions
-    extra = point.max_seconds if point.max_seconds is not None else 0.0
-    one = start + 0.25 * point.ranks + runs * point.size_bytes / rate + extra
-    return 2.0 + point.processes * one
-
-
-def resources(
-    point: Point, cluster: dict[str, Any], timeout_s: int | None = None
-) -> dict[str, Any]:
-    """Scheduler resources of one point (shared by the local and the Slurm profile)."""
-    cpn = int(cluster["cores_per_node"])
-    nodes = max(1, math.ceil(point.ranks * point.threads / cpn))
-    runtime = max(2, math.ceil(estimate_seconds(point) * 3 / 60) + 1)
-    if timeout_s is not None:
-        runtime = max(runtime, math.ceil(timeout_s / 60) + 2)
-    mib = point.size_bytes / 2**20
-    mem_mb = int(512 + 4 * mib + 64 * point.ranks)
-    return {
-        "nodes": nodes,
-        "tasks": point.ranks,
-        "cpus_per_task": point.threads,
-        "gpu": point.gpus if point.backend == "cuda" else 0,
-        "runtime": runtime,
-        "mem_mb": mem_mb,
-        "bench": 1,
-        "slurm_extra": "--exclusive" if cluster.get("exclusive", True) else "",
-        # Slurm's job step runs an MPI point (more than one rank) directly in the batch
-        # step, where its launcher (srun/mpirun) has the whole allocation; other points
-        # run in a one-task step. None: the resource is left out.
-        "mpi": (
-            str(cluster.get("mpi_launcher", "srun"))
-            if point.backend == "mpi" and point.ranks > 1
-            else None
-        ),
-    }
-
-
-def kernel_timeout(
-    point: Point, cluster: dict[str, Any], timeout_s: int | None = None
-) -> int:
-    """Seconds the kernel may run before the bench job kills it (inside the job's runtime)."""
-    if timeout_s is not None:
-        return int(timeout_s)
-    return max(30, int(resources(point, cluster)["runtime"] * 60 * 0.8))
-
-
-def shape(point: Point, cluster: dict[str, Any]) -> str:
-    """Resource shape: points with the same shape can share one allocation."""
-    r = resources(point, cluster)
-    return f"n{r['nodes']}-r{r['tasks']}-c{r['cpus_per_task']}-g{r['gpu']}"
-
-
-def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
-    """Point id -> group name for packing; points not packed are left out.
-
-    Small points (estimated runtime <= cluster.pack_max_runtime minutes) with the same
-    resource shape get the same group name ``pack-<shape>``; Snakemake then splits each
-    group into allocations of at most cluster.pack_size points (its group components).
-    """
-    if not cluster.get("pack", False):
-        return {}
-    limit = int(cluster.get("pack_max_runtime", 10))
-    out: dict[str, str] = {}
-    for p in points:
-        if resources(p, cluster)["runtime"] > limit:
-            continue
-        out[p.id] = f"pack-{shape(p, cluster)}"
-    # A shape with one point gains nothing from a group, and a single job keeps the
-    # scheduler's own message when Slurm refuses it (Snakemake drops it for groups).
-    count: dict[str, int] = {}
-    for g in out.values():
-        count[g] = count.get(g, 0) + 1
-    return {pid: g for pid, g in out.items() if count[g] > 1}
-
-
-def group_components(groups: dict[str, str], cluster: dict[str, Any]) -> dict[str, int]:
-    """Group name -> points per allocation (Snakemake's --group-components)."""
-    size = int(cluster.get("pack_size", 32))
-    return {g: size for g in sorted(set(groups.values()))}
