@@ -1,6 +1,7 @@
 """The package's stages import only downward: core < plan < job < verdict < analysis <
 campaign; a module imports from its own stage or a lower one, at module level (an
-import inside a function would hide a circle)."""
+import inside a function would hide a circle). The one import inside a function is
+named in DEFERRED with its reason: it loads a heavy library late, it closes no circle."""
 
 from __future__ import annotations
 
@@ -11,8 +12,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "workflow" / "ciphersweep"
 FLOORS = ("core", "plan", "job", "verdict", "analysis", "campaign")
-# the stages held to the rule (the others join as their imports are made downward)
-CHECKED = ("core", "job", "verdict")
+CHECKED = FLOORS
+# (module, import inside a function) -> why it waits
+DEFERRED = {
+    ("analysis/plots/__init__.py", "ciphersweep.analysis.plots.draw"): (
+        "matplotlib (about a second) is imported when plots are drawn, not at every parse"
+    ),
+}
 
 
 def _modules(stage: str) -> list[Path]:
@@ -50,6 +56,12 @@ def _stage(module: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[1] in FLOORS else None
 
 
+def _deferred(where: str, module: str) -> bool:
+    """An import named in DEFERRED (``from a.b import c`` names both ``a.b`` and
+    ``a.b.c``)."""
+    return any(w == where and d.startswith(module) for w, d in DEFERRED)
+
+
 @pytest.mark.parametrize("stage", CHECKED)
 def test_stage_imports_only_downward_at_module_level(stage: str) -> None:
     assert _modules(stage), f"no modules under {stage}/"
@@ -58,7 +70,7 @@ def test_stage_imports_only_downward_at_module_level(stage: str) -> None:
         for module, nested in _imports(ast.parse(path.read_text())):
             target = _stage(module)
             where = path.relative_to(PACKAGE)
-            if nested:
+            if nested and not _deferred(str(where), module):
                 bad.append(f"{where}: imports {module} inside a function")
             if target and FLOORS.index(target) > FLOORS.index(stage):
                 bad.append(f"{where}: imports {module} from a higher stage")
@@ -73,3 +85,13 @@ def test_the_checker_sees_an_upward_and_a_nested_import() -> None:
         ("ciphersweep.core.paths", True),
     ]
     assert _stage("ciphersweep.analysis.plots") == "analysis"
+
+
+def test_the_deferred_import_is_the_drawing_module_and_draw_imports_no_higher() -> None:
+    """The deferred import names a module that exists, and what it loads late is only
+    the drawing (it imports nothing from a stage above analysis)."""
+    for where, module in DEFERRED:
+        assert (PACKAGE / where).is_file()
+        target = PACKAGE.parent / Path(*module.split("."))
+        assert target.with_suffix(".py").is_file() or target.is_dir(), module
+    assert not _deferred("analysis/plots/__init__.py", "ciphersweep.campaign")
