@@ -38,18 +38,18 @@ from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 
 # The campaign: config/config.yaml, or a file given with --configfile, which describes
 # a whole campaign and replaces the default instead of being merged into it;
-# --config KEY=VALUE overrides single keys of either.
+# --config KEY=VALUE overrides single keys of either. The Snakefile has no configfile:
+# directive, so Snakemake's `config` holds exactly what the command line gave; it is
+# read, never changed.
 try:
     if not workflow.overwrite_configfiles:
-        _default = cs_config.load_file("config/config.yaml")
-        update_config(_default, workflow.config_settings.overwrite_config)
+        _campaign = cs_config.load_file("config/config.yaml")
+        update_config(_campaign, copy.deepcopy(config))
     else:
         for _f in workflow.overwrite_configfiles:
             cs_config.load_file(_f)  # a key given twice: refused with file and line
-        _default = workflow.config_settings.overwrite_config
-    config.clear()
-    config.update(copy.deepcopy(_default))
-    CFG = cs_config.validate(config, root=PROJECT, workdir=Path.cwd())
+        _campaign = copy.deepcopy(config)
+    CFG = cs_config.validate(_campaign, root=PROJECT, workdir=Path.cwd())
 except cs_config.ConfigError as exc:
     # one line naming the key and what is allowed; no traceback, no job started
     print(cs_config.format_error(exc), file=sys.stderr)
