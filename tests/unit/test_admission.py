@@ -256,3 +256,17 @@ def test_kernel_killed_by_itself_or_the_system_is_a_failure(tmp_path: Path) -> N
         assert result["reason"].startswith(f"killed by signal {int(sig)} ({sig.name})")
         v = admission.judge(Path(spec.out_path), POINT)
         assert v.state == "failed" and v.reason == result["reason"]
+
+
+def test_a_per_process_figure_counts_once_per_process() -> None:
+    """cpu_peak_pct is sampled once per kernel process and repeated on each of its
+    records: its summary counts one value per process, so one process gives a single
+    value (coverage 0) however many repetitions it ran, and two give an interval."""
+    one = pd.DataFrame({"t_total": [1.0, 1.1, 1.2], "cpu_peak_pct": [50.0] * 3})
+    s = records._numeric_summary(one.assign(process=0))
+    assert s["cpu_peak_pct_ci_level"] == 0.0 and s["t_total_ci_level"] > 0
+    assert records._numeric_summary(one)["cpu_peak_pct_ci_level"] == 0.0
+    two = pd.concat([one.assign(process=0), one.assign(process=1, cpu_peak_pct=70.0)])
+    s = records._numeric_summary(two.reset_index(drop=True))
+    assert (s["cpu_peak_pct_ci_low"], s["cpu_peak_pct_ci_high"]) == (50.0, 70.0)
+    assert s["cpu_peak_pct_median"] == 60.0

@@ -664,9 +664,11 @@ def test_an_interval_reaching_zero_is_valid() -> None:
     got = measured(ctx, p, "throughput", "MB/s")
     assert got.value == pytest.approx(1e-3)
     assert got.low == pytest.approx(1000 / 4.0 / 1e6) and got.high == float("inf")
+    # repetitions that all took the same time: width 0 at 95%, exact, still valid
     flat = {**row, "t_total_mean_ci_low": 1.0, "t_total_mean_ci_high": 1.0}
+    flat["t_total_mean_ci_level"] = 0.95
     got = measured(_ctx([(p, flat)], statistic="mean"), p, "throughput", "MB/s")
-    assert got.low == got.high == pytest.approx(1e-3)  # width 0: exact, still valid
+    assert got.low == got.high == pytest.approx(1e-3)
 
 
 def test_a_published_cell_that_cannot_be_compared_has_no_ratio() -> None:
@@ -852,3 +854,29 @@ def test_the_closest_quantity_needs_intervals_that_tell_it() -> None:
     bare = ctx.summary.drop(columns=["t_compute_ci_low", "t_compute_ci_high"])
     rows = published_rows(tables.Context(ctx.cfg, ctx.points, bare), mpi)
     assert rows[1]["closest"] == "undecided: no finite interval for speedup_compute"
+
+
+def test_a_single_value_gives_no_interval_and_no_verdict() -> None:
+    """One sample (one kernel process's CPU peak, a point of one repetition) is written
+    with coverage 0 and low = high = the value: that is no interval, so the measured
+    side has none and a claim on it gets no verdict."""
+    one = {"cpu_peak_pct_median": 90.0, "cpu_peak_pct_ci_low": 90.0}
+    one |= {"cpu_peak_pct_ci_high": 90.0, "cpu_peak_pct_ci_level": 0.0}
+    two = {"cpu_peak_pct_median": 80.0, "cpu_peak_pct_ci_low": 70.0}
+    two |= {"cpu_peak_pct_ci_high": 90.0, "cpu_peak_pct_ci_level": 0.5}
+    ctx = _ctx([(SEQ, one), (MPI, two)])
+    single = measured(ctx, SEQ, "cpu_peak_pct", "%")
+    assert single.value == 90.0 and single.low is None and single.high is None
+    both = measured(ctx, MPI, "cpu_peak_pct", "%")
+    assert (both.low, both.high) == (70.0, 90.0)
+    claim = {
+        "id": "c",
+        "text": "t",
+        "kind": "order",
+        "where": {"size": "1KiB"},
+        "pair_by": ["size"],
+        "quantity": "cpu_peak_pct",
+        "order": [{"backend": "mpi"}, {"backend": "seq"}],
+    }
+    rows = claim_rows(ctx, [claim], None)
+    assert rows[0]["verdict"] == NO_INTERVAL, rows

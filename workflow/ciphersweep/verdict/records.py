@@ -60,6 +60,9 @@ NUMERIC = (
     "joules_kernel",
     "joules_d2h",
 )
+# measured once per kernel process (the bench job samples it, every record of the
+# process repeats it): summarised over one value per process, not per repetition
+PER_PROCESS = ("cpu_peak_pct",)
 # per-point descriptive fields taken from the first record
 FROM_FIRST_RECORD = (
     "impl",
@@ -183,6 +186,8 @@ def _numeric_summary(frame: pd.DataFrame) -> dict[str, Any]:
         if col not in frame or not frame[col].notna().any():
             continue
         vals = pd.to_numeric(frame[col], errors="coerce").dropna()
+        if col in PER_PROCESS:
+            vals = _one_per_process(frame, vals)
         if col == "t_total":
             procs = (
                 list(frame.loc[vals.index, "process"]) if "process" in frame else None
@@ -193,6 +198,13 @@ def _numeric_summary(frame: pd.DataFrame) -> dict[str, Any]:
         if est:
             s.update({f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES})
     return s
+
+
+def _one_per_process(frame: pd.DataFrame, vals: pd.Series) -> pd.Series:
+    """The first value of each kernel process (records without ``process``: one)."""
+    if "process" not in frame:
+        return vals.iloc[:1]
+    return vals.groupby(frame.loc[vals.index, "process"], sort=False).first()
 
 
 _MEASUREMENT_LEAD = (

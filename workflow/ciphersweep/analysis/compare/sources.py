@@ -101,10 +101,13 @@ def measured(
 def _estimate(
     ctx: Context, pid: str | None, col: str, statistic: str
 ) -> stats.Estimate | None:
-    """A point's estimate of one summary column, None where it has no interval."""
+    """A point's estimate of one summary column, None where it has no interval: none
+    recorded, or a single value (coverage 0, low and high the value itself)."""
     row = None if pid is None else ctx.by_point.get(pid)
     e = None if row is None else stats.row_estimate(row, statistic, prefix=col)
-    return None if e is None or math.isnan(e.level) else e
+    if e is None or math.isnan(e.level) or (e.level <= 0 and e.low == e.high):
+        return None
+    return e
 
 
 def _interval(
