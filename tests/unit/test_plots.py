@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from ciphersweep.analysis import plots
-from ciphersweep.analysis.plots import parts, speedup, timing
+from ciphersweep.analysis.plots import legend, parts, speedup, style, timing
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
 from support import make_point
@@ -160,3 +161,36 @@ def test_variant_campaign_plots_a_panel_per_variant_and_time_vs_flags() -> None:
     for ln in lines:  # O2 is three times faster in the synthetic data
         y0, y2 = ln.get_ydata()
         assert y0 == pytest.approx(3 * y2)
+
+
+@pytest.mark.parametrize(
+    ("series", "kind"), [(3, "inside"), (36, "beside"), (180, "note")]
+)
+def test_a_legend_is_laid_out_so_the_axes_keep_their_size(
+    series: int, kind: str, tmp_path: Path
+) -> None:
+    """A legend of a few entries sits inside the axes; 36 (a study's ciphers and
+    operations) sit beside them in columns, the figure grown to hold them; 180 (every
+    cell of a history) would be unreadable: a note names where they are listed. In
+    every case the figure is drawn without matplotlib collapsing the axes."""
+
+    fig, (ax,) = style.figure()
+    before = tuple(fig.get_size_inches())
+    for i in range(series):
+        ax.plot(
+            [1, 2], [i + 1, i + 2], label=f"openssl-enc-legacy des-ofb {i} [decrypt]"
+        )
+    legend.place(ax, "tables/time.csv")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "axes sizes collapsed to zero" fails here
+        fig.savefig(tmp_path / "f.png")
+    box = ax.get_position()
+    assert box.width > 0.2 and box.height > 0.5
+    texts = [t.get_text() for t in ax.texts]
+    if kind == "note":
+        assert ax.get_legend() is None
+        assert texts == ["180 series, too many to name here: see tables/time.csv"]
+        return
+    assert len(ax.get_legend().get_texts()) == series and texts == []
+    grown = tuple(fig.get_size_inches()) != before
+    assert grown == (kind == "beside")

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from ciphersweep.analysis.plots.legend import place
 from ciphersweep.core.atomic import replacing
 
 from .regress import estimate, run_order
@@ -101,7 +102,7 @@ def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) ->
     ax.set_title(backend)
     ax.set_yscale("log")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize="x-small", loc="best")
+    place(ax, "tables/history.csv", loc="best")
 
 
 def plot(frame: pd.DataFrame) -> Any:

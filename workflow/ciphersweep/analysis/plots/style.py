@@ -12,6 +12,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from ciphersweep.analysis.plots.legend import place
 from ciphersweep.analysis.tables.model import Context, Measured, row_labels
 from ciphersweep.plan.sweep import Point
 
@@ -137,5 +138,5 @@ def size_axis(ax: Any, sizes: Sequence[str]) -> None:
 
 
 def legend(ax: Any, **kw: Any) -> None:
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize="small", **kw)
+    """The axes' legend, laid out by :func:`ciphersweep.analysis.plots.legend.place`."""
+    place(ax, "the tables", **kw)
