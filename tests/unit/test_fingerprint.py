@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan import fingerprint as cs_fp
-from ciphersweep.plan import launch_checks
+from ciphersweep.plan import launch_checks, sweep
 from ciphersweep.verdict import admission
 from support import KERNELS, ROOT, base_config, make_point
 
@@ -234,7 +234,9 @@ def test_build_dir_in_or_above_the_project_is_refused(bdir: str) -> None:
 
 def test_build_dir_below_build_is_accepted(tmp_path: Path) -> None:
     assert launch_checks.dir_problem("build/kernels", ROOT, ROOT) is None
-    assert launch_checks.dir_problem(str(ROOT / "build" / "x" / "y"), ROOT, ROOT) is None
+    assert (
+        launch_checks.dir_problem(str(ROOT / "build" / "x" / "y"), ROOT, ROOT) is None
+    )
     # a campaign run from a directory of its own may build there
     assert launch_checks.dir_problem("kbin", ROOT, tmp_path) is None
     assert launch_checks.dir_problem("results/k", ROOT, tmp_path) is not None
@@ -268,3 +270,27 @@ def test_launcher_options_that_set_the_shape_are_refused(args: list[str]) -> Non
 def test_other_launcher_options_pass() -> None:
     for args in (["--mca", "pml", "ucx"], ["--bind-to", "core"], ["--report-bindings"]):
         assert launch_checks.shape_option(args) is None
+
+
+@pytest.mark.parametrize("backend", ["purepy", "pycryptodome"])
+@pytest.mark.parametrize(
+    "cipher", ["aes-128-ecb", "aes-256-ecb", "des-ede3-ecb", "chacha20"]
+)
+def test_python_kernels_are_admitted_for_every_cipher(
+    backend: str, cipher: str, tmp_path: Path
+) -> None:
+    """The record a Python-side kernel really writes for a point of the plan is the
+    point's (ChaCha20's mode reads "stream" in the record, the cipher's name in the
+    plan: a purepy point once failed on that in every run)."""
+    cfg = base_config(sizes=["64B"], reps=1, warmup=0, backends={backend: {}})
+    cfg["backends"][backend]["ciphers"] = [cipher]
+    cfg = cs_config.validate(cfg, root=ROOT, workdir=tmp_path)
+    (point,) = [p for p in sweep.expand(cfg) if p.op == "encrypt"]
+    data = tmp_path / "64B.bin"
+    data.write_bytes(os.urandom(64))
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "workflow"))
+    argv = [sys.executable, "-m", f"ciphersweep.job.kernel_{backend}"]
+    argv += ["--cipher", cipher, "--input", str(data), "--reps", "1"]
+    argv += ["--warmup", "0", "--energy", "none"]
+    (rec,) = _records(argv, env=env)
+    assert cs_fp.mismatch(rec, cs_fp.Expected(point, input_path=str(data))) is None

@@ -30,8 +30,10 @@ from ciphersweep.plan.sweep import Point
 
 # Shape fields every fingerprint carries (besides the digests).
 SHAPE = ("ranks", "threads", "gpus", "cipher", "impl", "mode", "op")
-# Backends whose records name the cipher's mode as their library does (not checked).
-_LIBRARY_MODES = ("openssl", "pycryptodome", "command")
+# Backends whose records name the cipher's mode as their library does (not checked;
+# the cipher, which is, names it): ChaCha20's mode is "stream" there, the cipher's
+# own name in the plan.
+_LIBRARY_MODES = ("openssl", "pycryptodome", "purepy", "command")
 
 
 def build_key(sources: list[str], args: list[str]) -> str:
