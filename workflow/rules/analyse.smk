@@ -37,6 +37,7 @@ rule gather:
         f"{RES}/logs/gather.log",
     params:
         judged=lambda wildcards: judged(),
+        judge_code=lambda wildcards: judge_code(),
     run:
         cs_console.write_step(
             output,

@@ -17,6 +17,7 @@ from snakemake.utils import update_config
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
+from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402
 from ciphersweep.job import build as cs_build  # noqa: E402
 from ciphersweep.analysis import compare as cs_compare  # noqa: E402
@@ -297,6 +298,14 @@ def judged():
     return hashlib.sha256(
         "\n".join(f"{p} {attempt(p)}" for p in sorted(POINTS)).encode()
     ).hexdigest()
+
+
+@functools.cache
+def judge_code():
+    """gather's `judge_code` parameter: the digest of the code that admits records
+    (ciphersweep.core.paths.verdict_sources), so that an upgrade which judges records
+    otherwise brings the summary and the tables up to date with the same raw files."""
+    return cs_digest.files_digest([str(f) for f in cs_paths.verdict_sources()])
 
 
 def warn_rerun():

@@ -19,3 +19,13 @@ KERNEL_PACKAGE = "ciphersweep.job"
 def python_kernel(module: str) -> Path:
     """The source file of a Python-side kernel module (``kernel_purepy`` ...)."""
     return PACKAGE / "job" / f"{module}.py"
+
+
+def verdict_sources() -> list[Path]:
+    """The files whose code decides whether a record is admitted: the record schema,
+    its validation, the fingerprint comparison, admission and gathering. Their digest
+    is a parameter of the gather step, so a change to any of them judges every raw
+    file again (Snakemake follows a rule's own code, not the code it calls)."""
+    files = sorted((PACKAGE / "verdict").glob("*.py"))
+    files += [PACKAGE / "plan" / "fingerprint.py", PACKAGE / "job" / "record_schema.py"]
+    return [*files, SCHEMAS / "record.schema.yaml"]
