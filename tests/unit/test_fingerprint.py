@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ciphersweep.core import paths
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan import fingerprint as cs_fp
 from ciphersweep.plan import launch_checks, sweep
@@ -294,3 +295,17 @@ def test_python_kernels_are_admitted_for_every_cipher(
     argv += ["--warmup", "0", "--energy", "none"]
     (rec,) = _records(argv, env=env)
     assert cs_fp.mismatch(rec, cs_fp.Expected(point, input_path=str(data))) is None
+
+
+def test_the_code_that_admits_records_is_named_for_gather() -> None:
+    """gather's `judge_code` parameter hashes these files: the record schema and its
+    validation, the fingerprint comparison, admission and gathering (a fix such as
+    the purepy ChaCha20 mode then re-judges the raw files already there)."""
+    names = {f.name for f in paths.verdict_sources()}
+    assert {"admission.py", "records.py", "fingerprint.py", "record_schema.py"} <= names
+    assert "record.schema.yaml" in names
+    assert all(f.is_file() for f in paths.verdict_sources())
+    common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
+    assert "files_digest([str(f) for f in cs_paths.verdict_sources()])" in common
+    gather = (ROOT / "workflow" / "rules" / "analyse.smk").read_text()
+    assert "judge_code=lambda wildcards: judge_code()" in gather
