@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import resource
 import subprocess
 import sys
@@ -10,15 +11,53 @@ import time
 from ciphersweep.job import cpusample
 
 
+def _fake(cpu: list[float], now: list[float], window: float) -> cpusample.Sampler:
+    """A sampler over given readings; the clock gives each time twice (before and
+    after the reading)."""
+    readings, clock = iter(cpu), iter(t for t in now for _ in range(2))
+    return cpusample.Sampler(
+        1, read=lambda pid: next(readings), clock=lambda: next(clock), window=window
+    )
+
+
 def test_peak_from_samples() -> None:
-    cpu = iter([0.0, 0.005, 0.015, 0.016, 0.0, 0.02])  # a reaped child: the sum drops
-    now = iter([0.0, 0.01, 0.02, 0.03, 0.04, 0.05])
-    s = cpusample.Sampler(1, read=lambda pid: next(cpu), clock=lambda: next(now))
+    cpu = [0.0, 0.005, 0.015, 0.016, 0.0, 0.02]  # a reaped child: the sum drops
+    now = [0.0, 0.01, 0.02, 0.03, 0.04, 0.05]
+    s = _fake(cpu, now, window=0.01)
     for _ in range(6):
         s.sample()
-    # 50 %, 100 %, 10 %, (drop skipped), 200 % (two threads)
+    # 50 %, 100 %, 10 %, (drop: the window starts again), 200 % (two threads)
     assert s.samples == 4
     assert abs(s.peak - 200.0) < 1e-9
+
+
+def test_peak_is_over_the_window_not_one_interval() -> None:
+    """CPU time comes in scheduler ticks: one 10 ms interval can show 14 ms of CPU
+    (up to 140 %) where the thread was busy 100 % of the time. Over the 0.1 s window the tick
+    averages out; a run shorter than the window gets its average at stop()."""
+    now = [0.01 * i for i in range(31)]
+    tick = 0.004  # a busy thread's CPU time, brought up to date every 4 ms
+    cpu = [math.floor(t / tick + 1e-9) * tick for t in now]
+    single = _fake(cpu, now, window=0.0)
+    windowed = _fake(cpu, now, window=0.1)
+    for _ in range(31):
+        single.sample()
+        windowed.sample()
+    assert single.peak > 115  # one interval: the tick shows
+    assert windowed.peak <= 105  # the window: no core looks like more than one
+    short = _fake([0.0, 0.01, 0.02], [0.0, 0.01, 0.02], window=0.1)
+    for _ in range(3):
+        short.sample()
+    assert short.peak is None and short.stop() == 100.0
+
+
+def test_one_busy_thread_reads_one_core() -> None:
+    """A real single-threaded busy loop: its peak is one core (within a tick per
+    window), never the 120-140 % a 10 ms interval showed. Load on the machine can
+    only make it lower."""
+    res = cpusample.run([sys.executable, "-c", BUSY], capture_output=True, timeout=60)
+    assert res.returncode == 0
+    assert res.cpu_peak_pct is not None and res.cpu_peak_pct <= 110, res.cpu_peak_pct
 
 
 def test_gone_process_gives_no_sample() -> None:
