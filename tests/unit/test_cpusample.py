@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 import resource
 import subprocess
 import sys
 import time
 
-from ciphersweep.job import cpusample
+from ciphersweep.job import cpusample, launch
+from support import make_point
 
 
 def _fake(cpu: list[float], now: list[float], window: float) -> cpusample.Sampler:
@@ -112,3 +114,18 @@ def test_timeout_kills_and_raises() -> None:
     except subprocess.TimeoutExpired:
         return
     raise AssertionError("no TimeoutExpired")
+
+
+def test_a_python_side_kernel_reads_one_core(tmp_path) -> None:
+    """purepy runs on one thread; launched with its launch environment, its peak is one
+    core. Without OPENBLAS_NUM_THREADS=1, NumPy's thread pool spinning while SciPy
+    loads read as a 190 % peak on 2 cores, whatever the cipher did."""
+    data = tmp_path / "in.bin"
+    data.write_bytes(os.urandom(1000))
+    point = make_point(backend="purepy", impl="purepy", cipher="aes-128-ecb", reps=3)
+    argv = launch.kernel_prefix(point, None) + ["--cipher", "aes-128-ecb"]
+    argv += ["--input", str(data), "--reps", "3", "--warmup", "0", "--energy", "none"]
+    env = {**os.environ, **launch.python_env()}
+    res = cpusample.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.cpu_peak_pct is not None and res.cpu_peak_pct <= 115, res.cpu_peak_pct

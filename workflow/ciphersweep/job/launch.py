@@ -219,10 +219,16 @@ def kernel_prefix(point: Point, plat: Platform) -> list[str]:
 
 
 def python_env() -> dict[str, str]:
-    """PYTHONPATH with this package, for the Python-side kernels."""
+    """The Python-side kernels' environment: PYTHONPATH with this package, and one
+    OpenBLAS thread. The kernels use no BLAS, but NumPy (under SciPy, which the
+    repetition loop uses) starts a pool of OpenBLAS threads that spin while it loads:
+    on 2 cores that read as a 190 % CPU peak of a one-thread kernel."""
     here = str(paths.WORKFLOW)
     old = os.environ.get("PYTHONPATH")
-    return {"PYTHONPATH": here + (os.pathsep + old if old else "")}
+    return {
+        "PYTHONPATH": here + (os.pathsep + old if old else ""),
+        "OPENBLAS_NUM_THREADS": "1",
+    }
 
 
 def kernel_path(point: Point, plat: Platform) -> str:
