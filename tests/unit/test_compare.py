@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -27,8 +28,8 @@ from ciphersweep.analysis.compare.references import reference_rows, violations
 from ciphersweep.analysis.compare.sources import measured
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.analysis.tables import registry
-from ciphersweep.plan import config
-from support import base_config, make_point
+from ciphersweep.plan import config, config_checks
+from support import ROOT, base_config, make_point
 
 
 def _ctx(rows, **cfg) -> tables.Context:
@@ -880,3 +881,88 @@ def test_a_single_value_gives_no_interval_and_no_verdict() -> None:
     }
     rows = claim_rows(ctx, [claim], None)
     assert rows[0]["verdict"] == NO_INTERVAL, rows
+
+
+def _tiered(order: list[Any]) -> dict[str, Any]:
+    return {
+        "id": "t",
+        "text": "x",
+        "kind": "order",
+        "quantity": "t_total",
+        "order": order,
+    }
+
+
+def test_a_tier_is_beyond_each_member_of_the_tier_before() -> None:
+    """ "3DES consumes the most": the slowest cipher lies beyond each of the others,
+    which one selector for all of them (the best of several) cannot say."""
+    ctx = _ciphers()  # times: chacha20 1, aes-128 5, aes-256 7 (x size)
+    most = _tiered(
+        [[{"cipher": "chacha20"}, {"cipher": "aes-128-*"}], {"cipher": "aes-256-*"}]
+    )
+    (row,) = claim_rows(ctx, [most], None)
+    assert row["verdict"] == HOLDS, row["numbers"]
+    assert "{" in row["numbers"]  # a tier shows each member's number
+    wrong = _tiered(
+        [[{"cipher": "chacha20"}, {"cipher": "aes-256-*"}], {"cipher": "aes-128-*"}]
+    )
+    (row,) = claim_rows(ctx, [wrong], None)
+    assert row["verdict"] == FAILS, row["numbers"]
+    # the old encoding, one selector for "the others", took the best of them and
+    # held for a cipher that is not the slowest
+    trap = _tiered([{"cipher": ["chacha20", "aes-256-*"]}, {"cipher": "aes-128-*"}])
+    (row,) = claim_rows(ctx, [trap], None)
+    assert row["verdict"] == HOLDS
+    # a tier in the middle: each member beyond the first tier, before the last
+    mid = _tiered(
+        [{"cipher": "chacha20"}, [{"cipher": "aes-128-*"}], {"cipher": "aes-256-*"}]
+    )
+    (row,) = claim_rows(ctx, [mid], None)
+    assert row["verdict"] == HOLDS
+
+
+def test_a_tier_without_intervals_is_checked_on_its_points() -> None:
+    ctx = _ciphers()
+    bare = ctx.summary.drop(columns=["t_total_ci_low", "t_total_ci_high"])
+    ctx = tables.Context(ctx.cfg, ctx.points, bare)
+    wrong = _tiered(
+        [[{"cipher": "chacha20"}, {"cipher": "aes-256-*"}], {"cipher": "aes-128-*"}]
+    )
+    (row,) = claim_rows(ctx, [wrong], None)
+    assert row["verdict"] == NO_INTERVAL and "out of order in 2 of 2" in row["numbers"]
+
+
+@pytest.mark.parametrize(
+    ("order", "ok"),
+    [
+        ([[{"cipher": "aes-*"}, {"cipher": "bf-*"}], {"cipher": "des-*"}], True),
+        ([[], {"cipher": "des-*"}], False),
+        (["aes-*", {"cipher": "des-*"}], False),
+    ],
+)
+def test_an_order_item_is_a_selector_or_a_tier_of_them(
+    order: list[Any], ok: bool
+) -> None:
+    claims = [_tiered(order)]
+    if ok:
+        config_checks.check_claims(claims, "c.claims.yaml")
+        return
+    with pytest.raises(config_checks.Problem, match=r"claims\[0\]\.order"):
+        config_checks.check_claims(claims, "c.claims.yaml")
+
+
+def test_centellas_3des_is_set_above_every_other_cipher_in_each_operation() -> None:
+    """§6.2: "en ambos casos el algoritmo 3DES es el que consume más recursos"."""
+    cfg = yaml.safe_load((ROOT / "config/campaigns/centellas2021.yaml").read_text())
+    study = yaml.safe_load(
+        (ROOT / "config/campaigns/published/centellas2021.claims.yaml").read_text()
+    )
+    ciphers = {x for b in cfg["backends"].values() for x in b.get("ciphers", [])}
+    most = [c for c in study["claims"] if c["id"].startswith("cpu-3des-most")]
+    assert sorted(c["where"]["op"] for c in most) == ["decrypt", "encrypt"]
+    for c in most:
+        below, top = c["order"]
+        assert top == {"cipher": "des-ede3-*"}
+        named = {s["cipher"].removesuffix("-*") for s in below}
+        others = {x.removesuffix("-ecb") for x in ciphers if not x.startswith("des")}
+        assert named == others == {"aes-128", "aes-192", "aes-256", "chacha20"}

@@ -233,7 +233,11 @@ CLAIM_SCHEMA: dict[str, Any] = {
         "where": _SEL,
         "faster": _SEL,
         "slower": _SEL,
-        "order": {"type": "array", "minItems": 2, "items": _SEL},
+        "order": {
+            "type": "array",
+            "minItems": 2,
+            "items": {"anyOf": [_SEL, {"type": "array", "minItems": 1, "items": _SEL}]},
+        },
         "pair_by": {"type": "array", "items": {"type": "string"}},
         "aggregate": {
             "enum": ["median", "min", "max", "ratio_of_means", "difference", "mean"]

@@ -190,51 +190,84 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     return (HOLDS if ok else FAILS), numbers
 
 
+def _tiers(c: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """An order's tiers, best first: an item is one selector, or a list of selectors
+    whose members are unordered among themselves but each lies at or beyond every
+    member of the tier before ("3DES consumes the most": the others, then 3DES)."""
+    return [list(t) if isinstance(t, list) else [t] for t in c["order"]]
+
+
+def _tier_pairs(tiers: Sequence[Sequence[Any]]) -> list[tuple[Any, Any]]:
+    """Every (a, b) with a in one tier and b in the next: what the order states."""
+    return [(a, b) for t, u in zip(tiers, tiers[1:]) for a in t for b in u]
+
+
 def _order_cells(
-    c: dict[str, Any], sides: list[dict[tuple[str, ...], Measured]], common: list[Any]
-) -> tuple[list[str], list[tuple[Measured, ...]]]:
-    """The cells an order is checked in: each common group, or ("on average") the
-    sides' means over them."""
+    c: dict[str, Any],
+    tiers: list[list[dict[tuple[str, ...], Measured]]],
+    common: list[Any],
+) -> tuple[list[str], list[list[list[Measured]]]]:
+    """The cells an order is checked in, each as its tiers' numbers: each common
+    group, or ("on average") the sides' means over them."""
     if c.get("aggregate") == "mean":
-        return [f"mean over {len(common)} cells"], [
-            tuple(mean_of([s[k] for k in common]) for s in sides)
-        ]
-    return [" ".join(k) for k in common], [tuple(s[k] for s in sides) for k in common]
+        mean = [[mean_of([s[k] for k in common]) for s in t] for t in tiers]
+        return [f"mean over {len(common)} cells"], [mean]
+    return [" ".join(k) for k in common], [
+        [[s[k] for s in t] for t in tiers] for k in common
+    ]
 
 
-def _listed(cells: list[tuple[str, tuple[Measured, ...]]], limit: int = 0) -> str:
-    """Cells with their sides' numbers (the first ``limit`` of them, 0: all)."""
+def _shown(tiers: list[list[Measured]]) -> str:
+    return " / ".join(
+        show(t[0]) if len(t) == 1 else "{" + ", ".join(show(m) for m in t) + "}"
+        for t in tiers
+    )
+
+
+def _listed(cells: list[tuple[str, list[list[Measured]]]], limit: int = 0) -> str:
+    """Cells with their tiers' numbers (the first ``limit`` of them, 0: all)."""
     shown = cells[:limit] if limit else cells
     more = " ..." if len(shown) < len(cells) else ""
-    return (
-        "; ".join(f"{lb}: " + " / ".join(show(m) for m in ms) for lb, ms in shown)
-        + more
+    return "; ".join(f"{lb}: {_shown(ts)}" for lb, ts in shown) + more
+
+
+def _in_order(tiers: list[list[Measured]], sign: int) -> bool | None:
+    """Judged on the intervals, every pair across neighbouring tiers (``ordered``):
+    False if one pair is clear the wrong way round, None if one overlaps."""
+    outcomes = [ordered(pair, sign) for pair in _tier_pairs(tiers)]
+    if False in outcomes:
+        return False
+    return None if None in outcomes else True
+
+
+def _points_in_order(tiers: list[list[Measured]], sign: int) -> bool:
+    """On the point values alone (no intervals): every pair in order."""
+    return all(
+        sign * (a.value or 0.0) <= sign * (b.value or 0.0)
+        for a, b in _tier_pairs(tiers)
     )
 
 
 def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
-    sides = [_groups(ctx, c, selector(s)) for s in c["order"]]
+    specs = _tiers(c)
+    tiers = [[_groups(ctx, c, selector(s)) for s in t] for t in specs]
+    sides = [s for t in tiers for s in t]
     common = sorted(set.intersection(*(set(s) for s in sides))) if sides else []
     if not common:
-        return UNTESTED, _why_none(ctx, c, c["order"])
+        return UNTESTED, _why_none(ctx, c, [s for t in specs for s in t])
     sign = 1 if c["quantity"] in LOWER_FIRST else -1
-    labels, values = _order_cells(c, sides, common)
+    labels, values = _order_cells(c, tiers, common)
     cells, n = list(zip(labels, values, strict=True)), len(values)
-    if not bounded(m for ms in values for m in ms):  # the point values, no verdict
-        bad = [
-            (lb, ms)
-            for lb, ms in cells
-            if [sign * (m.value or 0.0) for m in ms]
-            != sorted(sign * (m.value or 0.0) for m in ms)
-        ]
+    if not bounded(m for ts in values for t in ts for m in t):  # point values only
+        bad = [(lb, ts) for lb, ts in cells if not _points_in_order(ts, sign)]
         if bad:
             return NO_INTERVAL, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
         return NO_INTERVAL, f"in order in all {n}: {_listed(cells, 3)}"
-    judged = [(lb, ms, ordered(ms, sign)) for lb, ms in cells]
-    bad = [(lb, ms) for lb, ms, ok in judged if ok is False]
+    judged = [(lb, ts, _in_order(ts, sign)) for lb, ts in cells]
+    bad = [(lb, ts) for lb, ts, ok in judged if ok is False]
     if bad:
         return FAILS, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
-    open_ = [(lb, ms) for lb, ms, ok in judged if ok is None]
+    open_ = [(lb, ts) for lb, ts, ok in judged if ok is None]
     if open_:
         k = len(open_)
         verdict = f"{UNDECIDED}: the intervals overlap in {k} of {n} cells"
