@@ -11,6 +11,7 @@ that one cluster serves them all.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -600,8 +601,8 @@ def test_33_ranks_refused_by_the_cluster_not_a_hang(
 
 def _held_kernels(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A private copy of the kernels in which the openssl point of the 4KiB input waits
-    (creating ``started``) until ``release`` exists: a point known to be in progress,
-    with no clock involved. Returns (kernel dir, started, release)."""
+    (creating ``started``, which names its Slurm job) until ``release`` exists: a point
+    known to be in progress, with no clock involved. Returns (kernel dir, started, release)."""
     kbin = tmp_path / "kbin"
     kbin.mkdir()
     for name in ("aes-seq", "aes-openssl"):
@@ -613,7 +614,7 @@ def _held_kernels(tmp_path: Path) -> tuple[Path, Path, Path]:
     wrapper.write_text(
         "#!/bin/sh\n"
         'case "$*" in *4KiB*)\n'
-        f"  touch '{started}'\n"
+        f"  echo \"$SLURM_JOB_ID\" > '{started}'\n"
         f"  while [ ! -e '{release}' ]; do sleep 0.1; done;;\n"
         "esac\n"
         f"exec '{real}' \"$@\"\n"
@@ -709,6 +710,78 @@ def test_killed_snakemake_resumes_without_redoing_points(
     print(
         f"[slurm] interrupted after {len(done)} of 6 points; rerun submitted "
         f"{len(second_jobs)} job and left {len(done)} raw files untouched"
+    )
+
+
+def test_a_failed_allocation_keeps_every_raw_file(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """An allocation of packed points cancelled while it re-measures them (scancel, a
+    preemption, a node lost) loses no raw file: the point in progress gets its previous
+    file back, the points not yet started keep theirs, and the points that finished
+    keep their new ones. (Without keep-incomplete in the profile, Snakemake's main
+    process found no backup of its own for the group's outputs and removed all of
+    them "since they might be corrupted".)"""
+    kernels_or_skip("seq", "openssl")
+    kbin, started, release = _held_kernels(tmp_path)
+    cfg = default_config(
+        campaign="keep",
+        sizes=["1KiB", "2KiB", "4KiB"],
+        reps=1,
+        warmup=0,
+        backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
+        cluster={"pack_size": 3, "exclusive": False},  # the three points: one group
+    )
+    cfg["build"]["dir"] = str(kbin)
+    raw = tmp_path / "results" / "keep" / "raw"
+    wrapper = kbin / "aes-openssl"
+    os.replace(wrapper, kbin / "aes-openssl.hold")
+    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
+    first = run_slurm(tmp_path, cfg, timeout=300)
+    assert first.returncode == 0, first.stdout[-4000:]
+    before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
+    assert len(before) == 3, sorted(before)
+    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
+
+    cmd = snakemake_cmd(tmp_path, cfg, "--forcerun", "bench", "--retries", "0")
+    with open(tmp_path / "second.out", "w") as out, default_signals():
+        p = subprocess.Popen(
+            cmd,
+            cwd=tmp_path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=slurm_env(),
+            start_new_session=True,
+        )
+    deadline = time.monotonic() + 300
+    while not (started.exists() and started.read_text().strip()):
+        if p.poll() is not None or time.monotonic() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            pytest.fail(
+                "the held point never ran:\n"
+                + (tmp_path / "second.out").read_text()[-3000:]
+            )
+        time.sleep(0.2)
+    jid = started.read_text().strip()
+    cluster.run("scancel", jid)
+    p.wait(timeout=240)
+    second = (tmp_path / "second.out").read_text()
+    assert p.returncode != 0, second[-3000:]  # the cancelled allocation failed
+    release.touch()
+    after = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
+    assert sorted(after) == sorted(before), (sorted(after), second[-3000:])
+    assert "Removing output files of failed job bench" not in second, second[-3000:]
+    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
+    assert after[held] == before[held], "the interrupted point lost its previous file"
+    for name, data in after.items():
+        # untouched, or re-measured in the cancelled allocation before the held point
+        recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
+        assert recs, name
+        assert data == before[name] or str(recs[0].get("slurm_job_id")) == jid, name
+    print(
+        f"[slurm] allocation {jid} cancelled mid-group: "
+        f"{sum(after[n] == before[n] for n in after)} of 3 raw files as before, "
+        f"none removed"
     )
 
 
