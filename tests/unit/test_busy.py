@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from ciphersweep.job import busy
@@ -41,9 +42,33 @@ def test_cpu_heavy_process_on_our_cores_is_reported(spinner) -> None:
 
 
 def test_load_warning_and_quiet_machine_fields() -> None:
-    assert busy.Busy(3.5, 2).warning == "load average 3.50 on 2 cores"
+    assert busy.Busy(3.5, 2, runnable=2.4).warning == (
+        "2.4 other runnable tasks on 2 cores (load average 3.50)"
+    )
     assert busy.Busy(0.2, 2).warning is None
     assert busy.Busy(0.2, 2).fields() == {"busy_load1": 0.2, "busy_warning": None}
     many = busy.Busy(0.1, 2, [(i, "x", 1.0) for i in range(5)])
     assert many.warning.endswith("+2 more")
     assert busy._cpu_list("0-2,5") == {0, 1, 2, 5}
+
+
+def test_the_campaigns_own_load_average_is_no_warning(tmp_path: Path) -> None:
+    """A 2-core machine running points back to back reads a load average of about 2
+    with nothing else running (the kernels of the minute before): only tasks runnable
+    besides the checking one, now, make a busy machine."""
+    assert busy.Busy(2.15, 2, runnable=0.2).warning is None
+    (tmp_path / "loadavg").write_text("2.15 1.90 1.40 1/180 4242\n")
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  1 2 3 4\nprocs_running 1\nprocs_blocked 0\n")
+    quiet = busy.check(cores={0, 1}, sample_s=0.01, proc=tmp_path)
+    assert (quiet.load1, quiet.runnable, quiet.warning) == (2.15, 0.0, None)
+    stat.write_text("procs_running 4\n")  # three others on two cores
+    crowded = busy.check(cores={0, 1}, sample_s=0.01, proc=tmp_path)
+    assert crowded.runnable == 3.0
+    assert crowded.warning == "3.0 other runnable tasks on 2 cores (load average 2.15)"
+
+
+def test_runnable_tasks_are_counted_on_this_machine(spinner) -> None:
+    proc, cpus = spinner
+    found = busy.check(sample_s=0.3)
+    assert found.runnable is not None and found.runnable >= 0.4  # the spinner runs

@@ -1,9 +1,13 @@
 """Busy-machine check before a local measurement.
 
-A benchmark needs the cores it runs on. Before each local point the bench job looks at
-the load average and samples /proc for other processes using a good share of a CPU
+A benchmark needs the cores it runs on. Before each local point the bench job samples
+/proc over a short window: the tasks runnable besides itself (``procs_running`` of
+/proc/stat, an instantaneous count) and the other processes using a good share of a CPU
 that may run on the cores the kernel will use (their affinity intersects ours). The
 orchestrator's own process and its ancestors (Snakemake, the shell) are not counted.
+The one-minute load average is recorded but decides nothing: it lags, and on a small
+machine it counts the campaign's own kernels of the minute before (a 2-core machine
+running points back to back reads about 2 with nothing else running).
 When the machine is busy the job prints ONE warning line and every record of the point
 carries it (``busy_warning``, with ``busy_load1``), so the provenance section shows
 which measurements were taken on a busy machine. Nothing here runs at parse time.
@@ -28,14 +32,20 @@ class Busy:
     load1: float
     cores: int
     heavy: list[tuple[int, str, float]] = field(default_factory=list)
+    # mean count of runnable tasks besides the checking one over the window (None:
+    # not sampled)
+    runnable: float | None = None
 
     @property
     def warning(self) -> str | None:
         """One line saying why the machine is busy, or None when it is not."""
         parts = []
-        if self.load1 > self.cores:
+        if self.runnable is not None and self.runnable >= self.cores:
             word = "core" if self.cores == 1 else "cores"
-            parts.append(f"load average {self.load1:.2f} on {self.cores} {word}")
+            parts.append(
+                f"{self.runnable:.1f} other runnable tasks on {self.cores} {word} "
+                f"(load average {self.load1:.2f})"
+            )
         if self.heavy:
             shown = ", ".join(
                 f"{name} (pid {pid}, {100 * share:.0f}% CPU)"
@@ -91,6 +101,28 @@ def _cpu_list(text: str) -> set[int]:
     return cpus
 
 
+def _running(proc: Path) -> int:
+    """Tasks runnable right now, system-wide (/proc/stat ``procs_running``)."""
+    for line in (proc / "stat").read_text().splitlines():
+        if line.startswith("procs_running "):
+            return int(line.split()[1])
+    raise OSError(f"{proc / 'stat'}: no procs_running")
+
+
+def _load1(proc: Path) -> float:
+    return float((proc / "loadavg").read_text().split()[0])
+
+
+def _runnable_others(proc: Path, sample_s: float, steps: int = 5) -> float:
+    """Mean count of runnable tasks besides this one (it is running while it reads)
+    over ``sample_s`` seconds."""
+    seen = []
+    for _ in range(steps):
+        seen.append(max(0, _running(proc) - 1))
+        time.sleep(sample_s / steps)
+    return sum(seen) / len(seen)
+
+
 def _pids(proc: Path) -> list[int]:
     return [int(p.name) for p in proc.iterdir() if p.name.isdigit()]
 
@@ -108,7 +140,7 @@ def check(
     hz = os.sysconf("SC_CLK_TCK")
     before = {p: t for p in _pids(proc) if p not in skip and (t := _ticks(p, proc))}
     t0 = time.monotonic()
-    time.sleep(sample_s)
+    runnable = _runnable_others(proc, sample_s)
     dt = time.monotonic() - t0
     heavy = []
     for pid, (name, ticks0) in before.items():
@@ -119,7 +151,7 @@ def check(
         if share >= heavy_share and (_allowed(pid, proc) or mine) & mine:
             heavy.append((pid, name, share))
     heavy.sort(key=lambda h: -h[2])
-    return Busy(os.getloadavg()[0], len(mine), heavy)
+    return Busy(_load1(proc), len(mine), heavy, runnable)
 
 
 def before_point(point_id: str, where: str, log: TextIO) -> dict[str, Any]:
