@@ -68,7 +68,7 @@ def test_the_campaigns_own_load_average_is_no_warning(tmp_path: Path) -> None:
     assert crowded.warning == "3.0 other runnable tasks on 2 cores (load average 2.15)"
 
 
-def test_runnable_tasks_are_counted_on_this_machine(spinner) -> None:
-    proc, cpus = spinner
+@pytest.mark.usefixtures("spinner")
+def test_runnable_tasks_are_counted_on_this_machine() -> None:
     found = busy.check(sample_s=0.3)
     assert found.runnable is not None and found.runnable >= 0.4  # the spinner runs

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 import pandas as pd
@@ -199,7 +200,7 @@ def _tiers(c: dict[str, Any]) -> list[list[dict[str, Any]]]:
 
 def _tier_pairs(tiers: Sequence[Sequence[Any]]) -> list[tuple[Any, Any]]:
     """Every (a, b) with a in one tier and b in the next: what the order states."""
-    return [(a, b) for t, u in zip(tiers, tiers[1:]) for a in t for b in u]
+    return [(a, b) for t, u in pairwise(tiers) for a in t for b in u]
 
 
 def _order_cells(
