@@ -309,3 +309,29 @@ def test_the_code_that_admits_records_is_named_for_gather() -> None:
     assert "files_digest([str(f) for f in cs_paths.verdict_sources()])" in common
     gather = (ROOT / "workflow" / "rules" / "analyse.smk").read_text()
     assert "judge_code=lambda wildcards: judge_code()" in gather
+
+
+def test_a_generated_inputs_digest_holds_by_change_time_or_by_its_bytes(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "4KiB.bin"
+    data.write_bytes(b"a" * 4096)
+    cs_fp.write_digest(data)
+    side = cs_fp.digest_file(data)
+    assert cs_fp.sidecar_holds(side, str(data))
+    assert cs_fp.generated_stamp(str(data)) is None
+    # copied with its times kept (cp -p): a new change time, the same bytes
+    kept = data.stat()
+    shutil.copy2(data, tmp_path / "copy")
+    os.replace(tmp_path / "copy", data)
+    os.utime(side, ns=(kept.st_atime_ns, kept.st_mtime_ns - 10**9))
+    assert data.stat().st_ctime_ns > Path(side).stat().st_mtime_ns
+    assert cs_fp.sidecar_holds(side, str(data))
+    assert cs_fp.generated_stamp(str(data)) is None
+    # other bytes, the modification time put back (touch -r)
+    data.write_bytes(b"b" * 4096)
+    os.utime(data, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    assert not cs_fp.sidecar_holds(side, str(data))
+    other = hashlib.sha256(b"b" * 4096).hexdigest()
+    assert cs_fp.generated_stamp(str(data)) == f"sha256 {other}"
+    assert cs_fp.generated_stamp(str(tmp_path / "none.bin")) is None

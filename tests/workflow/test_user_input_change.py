@@ -66,3 +66,34 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     # nothing changed since: nothing runs again
     again = run_snakemake(tmp_path, _campaign(), "-n")
     assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout
+
+
+def test_generated_input_replaced_with_its_time_kept_is_measured_again(
+    tmp_path: Path,
+) -> None:
+    """A generated input (results/<campaign>/inputs) overwritten by other bytes with
+    its modification time put back (touch -r): the points that read it are measured
+    again in the same run, on the bytes now there, and say so in their records; before,
+    the `.sha256` beside it was trusted for its newer time and nothing ran."""
+    cfg = {**_campaign(), "sizes": ["4KiB"], "inputs": []}
+    proc = run_snakemake(tmp_path, cfg)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    data = tmp_path / "results" / "user" / "inputs" / "4KiB.bin"
+    original = hashlib.sha256(data.read_bytes()).hexdigest()
+    assert _digests(tmp_path) == {original}
+
+    kept = data.stat()
+    other = os.urandom(kept.st_size)
+    data.write_bytes(other)
+    os.utime(data, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    plan = run_snakemake(tmp_path, cfg, "-n")
+    assert plan.returncode == 0 and "rule bench" in plan.stdout, plan.stdout[-3000:]
+    proc = run_snakemake(tmp_path, cfg)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    assert _digests(tmp_path) == {hashlib.sha256(other).hexdigest()}
+    summary = (tmp_path / "results" / "user" / "summary.csv").read_text()
+    assert "failed" not in summary, summary
+
+    # nothing changed since: nothing runs again
+    again = run_snakemake(tmp_path, cfg, "-n")
+    assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout

@@ -262,9 +262,10 @@ def input_stamp(point):
     a file replaced by other bytes with an older or the same modification time (cp -p,
     rsync -t, touch -r) changes this stamp (its change time cannot be set back), so its
     points are measured again in this run. The bytes themselves are compared with the
-    records' input digest at gather."""
+    records' input digest at gather. A generated input: None while its `.sha256`
+    holds, else the digest of the bytes in its place (cs_fp.generated_stamp)."""
     if point.input_path is None:
-        return None
+        return cs_fp.generated_stamp(input_file(point))
     try:
         st = os.stat(point.input_path)
     except OSError:

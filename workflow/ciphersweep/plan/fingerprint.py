@@ -44,7 +44,7 @@ def build_key(sources: list[str], args: list[str]) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _sha256(path: str, size: int, mtime_ns: int) -> str:
+def _sha256(path: str, size: int, mtime_ns: int, ctime_ns: int, ino: int) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -53,10 +53,12 @@ def _sha256(path: str, size: int, mtime_ns: int) -> str:
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str | None:
-    """Hex SHA-256 of a file (None: not there), computed once per size and mtime."""
+    """Hex SHA-256 of a file (None: not there), computed once per version of the
+    file (its size, times and inode: the change time, which cannot be set back,
+    tells other bytes with the old modification time kept)."""
     try:
         st = os.stat(path)
-        return _sha256(str(path), st.st_size, st.st_mtime_ns)
+        return _sha256(str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     except OSError:
         return None
 
@@ -129,22 +131,46 @@ class Expected:
         return want
 
     def input_sha256(self, deep: bool) -> str | None:
-        """The digest the input must have: its `.sha256` when that is not older than
-        the input, else (``deep``) the file hashed; None: not checked now."""
+        """The digest the input must have: its `.sha256` while that holds for the
+        file (``sidecar_holds``), else (``deep``) the file hashed; None: not checked
+        now."""
         if self.input_path is None:
             return None
-        if self.input_digest is not None and _not_older(
+        if self.input_digest is not None and sidecar_holds(
             self.input_digest, self.input_path
         ):
             return read_digest(self.input_digest)
         return file_sha256(self.input_path) if deep else None
 
 
-def _not_older(a: str, b: str) -> bool:
+def _not_older(digest: str, data: str) -> bool:
+    """Whether a digest file was written after its input last changed: its
+    modification time against the input's change time, which (unlike the modification
+    time: ``touch -r``, ``cp -p``) cannot be set back."""
     try:
-        return os.stat(a).st_mtime_ns >= os.stat(b).st_mtime_ns
+        return os.stat(digest).st_mtime_ns >= os.stat(data).st_ctime_ns
     except OSError:
         return False
+
+
+def sidecar_holds(digest: str, data: str) -> bool:
+    """Whether a generated input's `.sha256` names its bytes: written after the file
+    last changed, or (the file touched since: a copy, ``touch -r``) equal to the
+    file's digest, hashed then."""
+    if _not_older(digest, data):
+        return True
+    want = read_digest(digest)
+    return want is not None and want == file_sha256(data)
+
+
+def generated_stamp(data: str) -> str | None:
+    """The bench rule's ``input`` parameter for a generated input: None while its
+    `.sha256` holds (or before it exists); the digest of other bytes put in its place,
+    also with its old modification time kept, so that its points are measured again
+    in the same run (Snakemake by itself re-runs a job only for a newer input)."""
+    if not os.path.exists(data) or sidecar_holds(digest_file(data), data):
+        return None
+    return f"sha256 {file_sha256(data)}"
 
 
 def _shown(v: Any) -> str:
