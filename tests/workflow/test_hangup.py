@@ -1,13 +1,16 @@
 """A closed terminal: Snakemake runs on a pseudo-terminal of its own (its controlling
 terminal), a point is held in progress, and the terminal is closed. The kernel sends
-SIGHUP to Snakemake and to the jobs in the foreground; the run ends as after Ctrl-C,
-leaves no lock, and the same command then finishes the campaign."""
+SIGHUP to Snakemake, its session leader; Snakemake passes it on to the held kernel,
+which stops at once (an interrupted point, not one run on to its time limit); the run
+ends as after Ctrl-C, leaves no lock, and the same command then finishes the
+campaign."""
 
 from __future__ import annotations
 
 import fcntl
 import os
 import pty
+import select
 import subprocess
 import termios
 import threading
@@ -25,8 +28,13 @@ def _take_terminal() -> None:
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
 
-def _drain(fd: int, out: list[bytes]) -> None:
-    while True:
+def _drain(fd: int, out: list[bytes], stop: threading.Event) -> None:
+    """Read the terminal until told to stop. It never blocks in a read: an fd closed
+    while another thread reads it is released (and the terminal hung up) only when that
+    read returns, that is when Snakemake next prints."""
+    while not stop.is_set():
+        if not select.select([fd], [], [], 0.05)[0]:
+            continue
         try:
             chunk = os.read(fd, 4096)
         except OSError:
@@ -61,21 +69,28 @@ def test_closed_terminal_ends_the_run_and_the_same_command_continues(
         )
     os.close(slave)
     out: list[bytes] = []
-    reader = threading.Thread(target=_drain, args=(master, out), daemon=True)
+    stop = threading.Event()
+    reader = threading.Thread(target=_drain, args=(master, out, stop), daemon=True)
     reader.start()
     deadline = time.monotonic() + 180
     while not started.exists():
         assert proc.poll() is None, b"".join(out).decode(errors="replace")[-3000:]
         assert time.monotonic() < deadline, "the point never started"
         time.sleep(0.05)
-    os.close(master)  # the terminal goes away: SIGHUP
+    stop.set()
+    reader.join(timeout=30)
+    os.close(master)  # the terminal goes away: SIGHUP, now
     try:
         rc = proc.wait(timeout=300)
     finally:
         release.touch()
-    reader.join(timeout=30)
     assert rc != 0
     assert not list((tmp_path / ".snakemake" / "locks").glob("*"))
+    # the hang-up reached the held kernel: it stopped at once, an interrupted point
+    # (no record), not one that ran on to its time limit and failed
+    log = (tmp_path / "results" / "trust" / "logs" / "bench" / f"{SSL}.log").read_text()
+    assert "INTERRUPTED: the kernel was stopped by SIGHUP" in log, log
+    assert not (tmp_path / "results" / "trust" / "raw" / f"{SSL}.jsonl").exists()
     _unhold(kbin, "aes-openssl")
     again = run_snakemake(tmp_path, cfg)
     assert again.returncode == 0, again.stderr[-3000:]

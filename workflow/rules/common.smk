@@ -23,6 +23,7 @@ from ciphersweep.job import build as cs_build  # noqa: E402
 from ciphersweep.analysis import compare as cs_compare  # noqa: E402
 from ciphersweep.plan import config as cs_config  # noqa: E402
 from ciphersweep.campaign import console as cs_console  # noqa: E402
+from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
 from ciphersweep.plan import fingerprint as cs_fp  # noqa: E402
 from ciphersweep.analysis import plots as cs_plots  # noqa: E402
 from ciphersweep.campaign import preflight as cs_preflight  # noqa: E402
@@ -115,7 +116,7 @@ def inputs_group(wildcards):
 if workflow.is_main_process:
     # a closed terminal ends the run like Ctrl-C (lock released; the same command
     # continues), not with the default SIGHUP death that leaves the lock behind
-    cs_console.hangup_as_interrupt()
+    cs_hangup.hangup_as_interrupt()
 
 
 @functools.cache

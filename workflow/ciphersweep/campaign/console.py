@@ -9,8 +9,6 @@ says the same whatever the console looks like (quiet progress line or ``--verbos
 from __future__ import annotations
 
 import shlex
-import signal
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -75,19 +73,6 @@ def _common_dir(paths: Sequence[str]) -> str:
         return paths[0]
     parents = {str(Path(p).parent) for p in paths}
     return parents.pop() if len(parents) == 1 else str(Path(paths[0]).parent.parent)
-
-
-def hangup_as_interrupt() -> bool:
-    """A hang-up (SIGHUP: the terminal was closed) ends the run as Ctrl-C does:
-    Snakemake stops its jobs, keeps what is finished and releases its lock, and the same
-    command continues. A hang-up that is ignored (``nohup``) stays ignored. Returns
-    whether the handler was set (only the main thread can set one)."""
-    if threading.current_thread() is not threading.main_thread():
-        return False
-    if signal.getsignal(signal.SIGHUP) is not signal.SIG_DFL:
-        return False
-    signal.signal(signal.SIGHUP, signal.default_int_handler)
-    return True
 
 
 def _names(folder: Path, suffix: str) -> list[str]:

@@ -1,0 +1,75 @@
+"""The hang-up handler passes SIGHUP on to the processes this one started (a kernel
+in progress), then raises KeyboardInterrupt as Ctrl-C does."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import pytest
+from ciphersweep.campaign import hangup
+from support import ROOT
+
+
+def test_a_hang_up_reaches_the_running_kernel_and_interrupts() -> None:
+    kernel = subprocess.Popen(["sleep", "60"])
+    try:
+        assert kernel.pid in hangup.pass_on(signal.SIGHUP)
+        assert kernel.wait(timeout=30) == -signal.SIGHUP
+        with pytest.raises(KeyboardInterrupt):
+            hangup._hang_up(signal.SIGHUP, None)
+    finally:
+        kernel.kill()
+        kernel.wait()
+
+
+def test_an_ignored_hang_up_stays_ignored() -> None:
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        assert hangup.hangup_as_interrupt() is False
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+JOB_THREAD = """
+import subprocess, sys, threading
+sys.path.insert(0, sys.argv[1])
+from ciphersweep.campaign import hangup
+assert hangup.hangup_as_interrupt()
+done, box = threading.Semaphore(0), {}
+def job():  # a job thread running a kernel, as Snakemake's run: jobs do
+    kernel = subprocess.Popen(["sleep", "60"])
+    print(kernel.pid, flush=True)
+    box["rc"] = kernel.wait()
+    done.release()
+t = threading.Thread(target=job, daemon=True)
+t.start()
+try:
+    done.acquire()  # the main thread waits on a lock, as Snakemake's does
+    done.acquire()
+except KeyboardInterrupt:
+    t.join(timeout=20)  # the kernel's end, once the hang-up reached it
+    print("interrupted", box.get("rc"), flush=True)
+"""
+
+
+def test_the_hang_up_reaches_a_kernel_started_by_a_job_thread() -> None:
+    """The kernel a job thread started gets the hang-up while the main thread waits
+    on a lock, and the main thread its KeyboardInterrupt (before, the kernel ran on to
+    its end and the run waited for it)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", JOB_THREAD, str(ROOT / "workflow")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        kernel = int(proc.stdout.readline())
+        proc.send_signal(signal.SIGHUP)
+        out, _ = proc.communicate(timeout=30)  # a bound: the kernel sleeps 60 s
+    finally:
+        proc.kill()
+        proc.wait()
+    assert out.split() == ["interrupted", str(-signal.SIGHUP)], (kernel, out)
