@@ -189,6 +189,24 @@ def test_build_key_changes_with_sources_and_settings(tmp_path: Path) -> None:
     assert cs_fp.build_key([str(src)], []) != k0
 
 
+def test_a_moved_checkout_keeps_its_build_keys(tmp_path: Path) -> None:
+    """The names of the sources are hashed relative to the project: the same sources
+    and settings in another directory give the same key (a clone or a moved checkout
+    re-measures nothing), another name in the project another key."""
+    keys = []
+    for where in ("here", "moved/elsewhere"):
+        root = tmp_path / where
+        (root / "kernels").mkdir(parents=True)
+        (root / "kernels" / "a.c").write_text("int x;\n")
+        src = [str(root / "kernels" / "a.c")]
+        keys.append(cs_fp.build_key(src, ["-DX=1"], root=root))
+        assert cs_fp.build_key(src, ["-DX=1"]) != keys[-1]  # absolute names differ
+    assert keys[0] == keys[1]
+    (tmp_path / "here" / "kernels" / "a.c").rename(tmp_path / "here" / "kernels" / "b.c")
+    b = [str(tmp_path / "here" / "kernels" / "b.c")]
+    assert cs_fp.build_key(b, ["-DX=1"], root=tmp_path / "here") != keys[0]
+
+
 def _flags(bdir: Path) -> str:
     return (bdir / "CMakeFiles" / "aes-cpu-limits.dir" / "flags.make").read_text()
 
@@ -306,7 +324,7 @@ def test_the_code_that_admits_records_is_named_for_gather() -> None:
     assert "record.schema.yaml" in names
     assert all(f.is_file() for f in paths.verdict_sources())
     common = (ROOT / "workflow" / "rules" / "common.smk").read_text()
-    assert "files_digest([str(f) for f in cs_paths.verdict_sources()])" in common
+    assert "[str(f) for f in cs_paths.verdict_sources()], root=PROJECT" in common
     gather = (ROOT / "workflow" / "rules" / "analyse.smk").read_text()
     assert "judge_code=lambda wildcards: judge_code()" in gather
 

@@ -165,7 +165,7 @@ def kernel_digest(variant=""):
     if RUNTIME != "none":
         return None
     args = cs_build.cmake_args(CFG["build"], VARIANTS.get(variant))
-    return cs_fp.build_key(kernel_sources(), args)
+    return cs_fp.build_key(kernel_sources(), args, root=PROJECT)
 
 
 def kernel_digests():
@@ -307,7 +307,9 @@ def judge_code():
     """gather's `judge_code` parameter: the digest of the code that admits records
     (ciphersweep.core.paths.verdict_sources), so that an upgrade which judges records
     otherwise brings the summary and the tables up to date with the same raw files."""
-    return cs_digest.files_digest([str(f) for f in cs_paths.verdict_sources()])
+    return cs_digest.files_digest(
+        [str(f) for f in cs_paths.verdict_sources()], root=PROJECT
+    )
 
 
 def warn_rerun():

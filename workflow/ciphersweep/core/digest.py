@@ -24,11 +24,16 @@ def file_hexdigest(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-def files_digest(files: list[str], extra: str = "") -> str:
+def files_digest(
+    files: list[str], extra: str = "", root: str | os.PathLike[str] | None = None
+) -> str:
     """``sha256:<hex>`` over the names and contents of ``files`` (in the given order)
-    and ``extra``: what the kernels are built from, as one value."""
+    and ``extra``: what the kernels are built from, as one value. With ``root`` the
+    names are hashed relative to it, so a checkout moved or cloned elsewhere gives the
+    same value for the same files."""
     h = hashlib.sha256(extra.encode() + b"\0")
     for name in files:
-        h.update(name.encode() + b"\0")
+        shown = os.path.relpath(name, root) if root is not None else name
+        h.update(shown.encode() + b"\0")
         hash_file(h, name)
     return f"sha256:{h.hexdigest()}"

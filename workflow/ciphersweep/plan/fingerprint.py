@@ -36,11 +36,14 @@ SHAPE = ("ranks", "threads", "gpus", "cipher", "impl", "mode", "op")
 _LIBRARY_MODES = ("openssl", "pycryptodome", "purepy", "command")
 
 
-def build_key(sources: list[str], args: list[str]) -> str:
-    """``sha256:<hex>`` of what a native build is made from: the names and bytes of
-    its sources and build script, and its cmake arguments (the flags among them).
-    The build rule bakes it into the binaries; the plan expects it in their records."""
-    return files_digest(sources, " ".join(args))
+def build_key(
+    sources: list[str], args: list[str], root: str | os.PathLike[str] | None = None
+) -> str:
+    """``sha256:<hex>`` of what a native build is made from: the names (relative to
+    ``root``, the project: a moved checkout keeps its keys) and bytes of its sources
+    and build script, and its cmake arguments (the flags among them). The build rule
+    bakes it into the binaries; the plan expects it in their records."""
+    return files_digest(sources, " ".join(args), root)
 
 
 @lru_cache(maxsize=1024)
