@@ -9,11 +9,12 @@ import sys
 
 import pytest
 from ciphersweep.campaign import hangup
-from support import ROOT
+from support import ROOT, default_signals
 
 
 def test_a_hang_up_reaches_the_running_kernel_and_interrupts() -> None:
-    kernel = subprocess.Popen(["sleep", "60"])
+    with default_signals():  # not ignored, however the suite was started (nohup)
+        kernel = subprocess.Popen(["sleep", "60"])
     try:
         assert kernel.pid in hangup.pass_on(signal.SIGHUP)
         assert kernel.wait(timeout=30) == -signal.SIGHUP
@@ -59,11 +60,12 @@ def test_the_hang_up_reaches_a_kernel_started_by_a_job_thread() -> None:
     """The kernel a job thread started gets the hang-up while the main thread waits
     on a lock, and the main thread its KeyboardInterrupt (before, the kernel ran on to
     its end and the run waited for it)."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", JOB_THREAD, str(ROOT / "workflow")],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    with default_signals():  # not ignored, however the suite was started (nohup)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", JOB_THREAD, str(ROOT / "workflow")],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
     try:
         assert proc.stdout is not None
         kernel = int(proc.stdout.readline())
