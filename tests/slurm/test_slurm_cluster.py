@@ -625,6 +625,20 @@ def _held_kernels(tmp_path: Path) -> tuple[Path, Path, Path]:
     return kbin, started, release
 
 
+def _started_in_background(cmd: list[str], cwd: Path, log: Path) -> subprocess.Popen:
+    """``snakemake --profile profiles/slurm`` left running (output to ``log``), in a
+    session of its own with the default signal dispositions, for a test to interrupt."""
+    with open(log, "w") as out, default_signals():
+        return subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=slurm_env(),
+            start_new_session=True,
+        )
+
+
 def test_killed_snakemake_resumes_without_redoing_points(
     cluster: Cluster, tmp_path: Path
 ) -> None:
@@ -654,15 +668,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
     held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
     raw = tmp_path / "results" / "resume" / "raw"
     cmd = snakemake_cmd(tmp_path, cfg)
-    with open(tmp_path / "first.out", "w") as out, default_signals():
-        p = subprocess.Popen(
-            cmd,
-            cwd=tmp_path,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=slurm_env(),
-            start_new_session=True,
-        )
+    p = _started_in_background(cmd, tmp_path, tmp_path / "first.out")
     deadline = time.monotonic() + 300
 
     def finished_bench_jobs() -> int:
@@ -744,15 +750,7 @@ def test_a_failed_allocation_keeps_every_raw_file(
     os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
 
     cmd = snakemake_cmd(tmp_path, cfg, "--forcerun", "bench", "--retries", "0")
-    with open(tmp_path / "second.out", "w") as out, default_signals():
-        p = subprocess.Popen(
-            cmd,
-            cwd=tmp_path,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=slurm_env(),
-            start_new_session=True,
-        )
+    p = _started_in_background(cmd, tmp_path, tmp_path / "second.out")
     deadline = time.monotonic() + 300
     while not (started.exists() and started.read_text().strip()):
         if p.poll() is not None or time.monotonic() > deadline:
