@@ -41,6 +41,12 @@ class Checker:
             OMPI_ALLOW_RUN_AS_ROOT="1",
             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
             OMPI_MCA_rmaps_base_oversubscribe="1",
+            # Open MPI 4.1 keeps one session directory per user and host
+            # (/tmp/ompi.HOST.UID) and the first mpirun to finish removes it while
+            # another creates its own in it ("A call to mkdir was unable to create the
+            # desired directory", open-mpi/ompi#8510): ctest -j runs several checkers
+            # at once, so each keeps its sessions under its own scratch directory.
+            OMPI_MCA_orte_tmpdir_base=str(tmp),
         )
         env.pop("OPENSSL_ia32cap", None)
         self.env = env

@@ -11,9 +11,11 @@ Exit 0 passed, 1 failed, 77 the kernel was not built.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 AES = {"ref", "ttable", "aesni", "vaes256", "vaes"}
@@ -77,9 +79,14 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"--?[a-z][a-z0-9-]*|[A-Za-z0-9][A-Za-z0-9-]*", text))
 
 
-def check(binary: Path, kernel: str) -> list[str]:
+def check(binary: Path, kernel: str, env: dict[str, str]) -> list[str]:
     out = subprocess.run(
-        [str(binary), "--help"], capture_output=True, text=True, timeout=60, check=False
+        [str(binary), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=env,
     )
     problems = [] if out.returncode == 0 else [f"--help exit {out.returncode}"]
     have = words(out.stdout)
@@ -96,6 +103,7 @@ def check(binary: Path, kernel: str) -> list[str]:
             check=False,
             text=True,
             timeout=60,
+            env=env,
         )
         lines = r.stderr.strip().splitlines()
         if r.returncode != 2 or len(lines) != 1 or args[0] not in lines[0]:
@@ -115,7 +123,12 @@ def main() -> int:
     if not binary.exists():
         print(f"skip: {a.kernel} was not built")
         return 77
-    problems = check(binary, a.kernel)
+    with tempfile.TemporaryDirectory(prefix="cs-help-") as tmp:
+        # aes-mpi starts as an MPI singleton: its Open MPI session directory goes under
+        # this run's own scratch directory, not the per-user one in /tmp that another
+        # test's mpirun may remove while it is being made (open-mpi/ompi#8510)
+        env = {**os.environ, "OMPI_MCA_orte_tmpdir_base": tmp}
+        problems = check(binary, a.kernel, env)
     for p in problems:
         print(f"FAIL {a.kernel}: {p}")
     if not problems:

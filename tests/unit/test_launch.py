@@ -211,3 +211,24 @@ def test_mpi_network_settings_come_from_the_launch_module(monkeypatch) -> None:
     plat = launch.Platform(where="slurm", mpi_network="eth0", cores=8)
     env = launch.build(make_point(backend="mpi", ranks=16), plat, ARGS).env
     assert "OMPI_MCA_btl" not in env and env["OMPI_MCA_btl_tcp_if_include"] == "eth0"
+
+
+def test_local_mpirun_keeps_its_session_files_apart(monkeypatch) -> None:
+    """mpirun's session directory goes under the launch's own base (concurrent mpiruns
+    of one user otherwise remove each other's, open-mpi/ompi#8510); srun gets none,
+    and the user's own choice wins (environment or cluster.mpirun_args)."""
+    monkeypatch.delenv("OMPI_MCA_orte_tmpdir_base", raising=False)
+    plat = launch.Platform(where="local", cores=2, mpi_session_base="/tmp/cs-mpi-x")
+    point = make_point(backend="mpi", ranks=2)
+    assert launch.build(point, plat, ARGS).env == {
+        "OMPI_MCA_orte_tmpdir_base": "/tmp/cs-mpi-x"
+    }
+    assert launch.build(make_point(backend="seq"), plat, ARGS).env == {}
+    srun = launch.Platform(where="slurm", mpi_launcher="srun", mpi_session_base="/b")
+    assert launch.build(point, srun, ARGS).env == {}
+    plat.mpirun_args = ["--mca", "orte_tmpdir_base", "/scratch"]
+    assert launch.build(point, plat, ARGS).env == {}
+    plat.mpirun_args = []
+    monkeypatch.setenv("OMPI_MCA_orte_tmpdir_base", "/scratch")
+    assert launch.build(point, plat, ARGS).env == {}
+    assert launch.build(point, launch.Platform(where="local"), ARGS).env == {}

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ciphersweep.core import paths
 from ciphersweep.job.launch_env import (
     mpi_network_env,
+    mpi_session_env,
     omp_binding_env,
     slurm_allocation_env,
 )
@@ -63,6 +64,8 @@ class Platform:
     cwd: str = "."
     cores: int = 1  # cores available to the job on this node
     is_root: bool = False
+    # a directory of this launch alone for mpirun's session files ("" = Open MPI's own)
+    mpi_session_base: str = ""
 
 
 @dataclass
@@ -255,6 +258,8 @@ def build(
         env = {**slurm_allocation_env(), **env}
     if host:
         env = {**mpi_network_env(plat.mpi_network), **env}
+    if host and host[0] == "mpirun":
+        env = {**mpi_session_env(plat.mpi_session_base, plat.mpirun_args), **env}
     argv = (
         host
         + cont

@@ -32,6 +32,27 @@ def mpi_network_env(
     return {k: v for k, v in want.items() if k not in env}
 
 
+def mpi_session_env(
+    base: str, mpirun_args: list[str], environ: dict[str, str] | None = None
+) -> dict[str, str]:
+    """mpirun's session directory under ``base``, a directory of this launch alone.
+
+    Open MPI 4.1 keeps one session directory per user and host (/tmp/ompi.HOST.UID):
+    the first mpirun to finish removes it while another is making its own in it, and
+    that one fails with "A call to mkdir was unable to create the desired directory"
+    (open-mpi/ompi#8510; measured here: 3 of 360 one-rank launches, three at a time).
+    Nothing is set without ``base``, or where the user chose a base already
+    (OMPI_MCA_orte_tmpdir_base, or orte_tmpdir_base in cluster.mpirun_args)."""
+    env = os.environ if environ is None else environ
+    if (
+        not base
+        or "OMPI_MCA_orte_tmpdir_base" in env
+        or any("orte_tmpdir_base" in a for a in mpirun_args)
+    ):
+        return {}
+    return {"OMPI_MCA_orte_tmpdir_base": base}
+
+
 def omp_binding_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     """OpenMP threads pinned one per core, so that a thread never migrates during a
     timed region; settings already in the user's environment win."""

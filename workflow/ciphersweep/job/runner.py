@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -62,7 +64,7 @@ def _where() -> str:
     return "slurm" if os.environ.get("SLURM_JOB_ID") else "local"
 
 
-def _platform(spec: RunSpec) -> cs_launch.Platform:
+def _platform(spec: RunSpec, mpi_session: str = "") -> cs_launch.Platform:
     """Where and how this job launches its kernel."""
     return cs_launch.Platform(
         where=_where(),
@@ -76,7 +78,24 @@ def _platform(spec: RunSpec) -> cs_launch.Platform:
         cwd=spec.cwd,
         cores=cs_launch.available_cores(),
         is_root=os.geteuid() == 0,
+        mpi_session_base=mpi_session,
     )
+
+
+@contextmanager
+def _mpi_session(point: Point) -> Iterator[str]:
+    """A scratch directory for the session files of a local MPI point's mpirun (see
+    launch_env.mpi_session_env), removed afterwards; "" for every other point (under
+    Slurm, srun's PMIx keeps each step's files apart, and a multi-node mpirun would
+    leave the directory behind on every node)."""
+    if point.backend != "mpi" or _where() != "local":
+        yield ""
+        return
+    base = tempfile.mkdtemp(prefix="cs-mpi-")
+    try:
+        yield base
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def _binary(point: Point, spec: RunSpec) -> str | None:
@@ -87,16 +106,22 @@ def _binary(point: Point, spec: RunSpec) -> str | None:
 
 
 def _launch_line(
-    point: Point, spec: RunSpec, json_tmp: str, likwid_csv: str, log: TextIO
+    point: Point,
+    spec: RunSpec,
+    scratch: tuple[str, str, str],
+    log: TextIO,
 ) -> tuple[cs_launch.Launch, Any]:
-    """The point's launch line (with the energy wrapper) and its energy probe."""
+    """The point's launch line (with the energy wrapper) and its energy probe;
+    ``scratch``: the kernel's JSON file, likwid's CSV and mpirun's session base."""
+    json_tmp, likwid_csv, mpi_session = scratch
     prefix, eflag, probe = energy_hooks.setup(
         point, spec.energy, _binary(point, spec), likwid_csv, log
     )
     args = cs_launch.kernel_args(
         point, input_path=spec.input_path, json_path=json_tmp, energy=eflag
     )
-    ln = cs_launch.build(point, _platform(spec), args, energy_prefix=prefix)
+    plat = _platform(spec, mpi_session)
+    ln = cs_launch.build(point, plat, args, energy_prefix=prefix)
     print(f"point: {point.id}", file=log)
     if ln.env:
         env = " ".join(f"{k}={v}" for k, v in sorted(ln.env.items()))
@@ -112,8 +137,9 @@ def _run_point(
     json_tmp = f"{spec.out_path}.kernel.tmp"
     likwid_csv = f"{spec.out_path}.likwid.csv"
     try:
-        with open(spec.log_path, "w") as log:
-            reason, wall = _measure(point, spec, runner, json_tmp, likwid_csv, log)
+        with open(spec.log_path, "w") as log, _mpi_session(point) as session:
+            scratch = (json_tmp, likwid_csv, session)
+            reason, wall = _measure(point, spec, runner, scratch, log)
     finally:
         if os.path.isfile(json_tmp):
             os.remove(json_tmp)
@@ -126,13 +152,13 @@ def _measure(
     point: Point,
     spec: RunSpec,
     runner: Callable[..., Any],
-    json_tmp: str,
-    likwid_csv: str,
+    scratch: tuple[str, str, str],
     log: TextIO,
 ) -> tuple[str | None, float]:
     """Launch the point, write its records (or its failure record) to ``spec.out_path``;
     why it failed (None: it did not) and its wall time."""
-    ln, probe = _launch_line(point, spec, json_tmp, likwid_csv, log)
+    ln, probe = _launch_line(point, spec, scratch, log)
+    json_tmp, likwid_csv, _ = scratch
     busy = cs_busy.before_point(point.id, _where(), log)
     print(f"launch: {ln.text}", file=log, flush=True)
     env = {**os.environ, **ln.env}
