@@ -44,8 +44,8 @@ stage setup "setup: system packages and .venv (minutes on a fresh machine, else 
 stage kernels "building the kernels (about 1-2 min)" build_kernels
 stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1-3 min)" \
   sh -c 'cd build/kernels && ctest --output-on-failure -j 2'
-stage lint "ruff and snakefmt (seconds)" \
-  sh -c '.venv/bin/ruff check workflow tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
+stage lint "ruff (check and format) and snakefmt (seconds)" \
+  sh -c '.venv/bin/ruff check workflow tests && .venv/bin/ruff format --check workflow tests kernels/tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
 # pytest reports as it goes: each test folder announces itself with what it does and
 # roughly how long it takes alone (tests/conftest.py). CIPHERSWEEP_TEST_WORKERS=N runs
 # the tests in N pytest-xdist processes (`--dist loadfile` keeps each module, with its own

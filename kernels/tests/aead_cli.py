@@ -41,11 +41,20 @@ TC4 = {
 # The empty message (SP 800-38D: the tag alone): the GCM specification's test case 1
 # (zero key and IV, no AD) and NIST CAVS gcmEncryptExtIV128 (PTlen 0, AADlen 128, Count 0)
 GCM_EMPTY = [
-    {"key": "00" * 16, "iv": "00" * 12, "ad": "", "pt": "",
-     "ct": "58e2fccefa7e3061367f1d57a4e7455a"},
-    {"key": "77be63708971c4e240d1cb79e8d77feb", "iv": "e0e00f19fed7ba0136a797f3",
-     "ad": "7a43ec1d9c0a5a78a0b16533a6213cab", "pt": "",
-     "ct": "209fcc8d3675ed938e9c7166709dd946"},
+    {
+        "key": "00" * 16,
+        "iv": "00" * 12,
+        "ad": "",
+        "pt": "",
+        "ct": "58e2fccefa7e3061367f1d57a4e7455a",
+    },
+    {
+        "key": "77be63708971c4e240d1cb79e8d77feb",
+        "iv": "e0e00f19fed7ba0136a797f3",
+        "ad": "7a43ec1d9c0a5a78a0b16533a6213cab",
+        "pt": "",
+        "ct": "209fcc8d3675ed938e9c7166709dd946",
+    },
 ]
 # KAT counts with an empty PT: no AD, 1 byte and 32 bytes of AD (the file starts with them)
 ASCON_EMPTY = (1, 2, 33)
@@ -120,26 +129,44 @@ class AeadChecker(Checker):
             src = self.data(size)
             flags = ["--cipher", cipher_of(impl), "--impl", impl, "--ad", "00ff" * 9]
             rc, ct, err, _ = self.kernel([], "aes-seq", flags + ["--input", str(src)])
-            self.expect(rc == 0 and len(ct) == size + 16, f"{impl} {size} B: encrypt", err)
+            self.expect(
+                rc == 0 and len(ct) == size + 16, f"{impl} {size} B: encrypt", err
+            )
             enc = self.path("ct.bin")
             enc.write_bytes(ct)
             dec = ["--op", "decrypt", "--ciphertext-input", "--input", str(enc)]
             rc, pt, err, _ = self.kernel([], "aes-seq", flags + dec)
-            self.expect(rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: round trip", err)
+            self.expect(
+                rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: round trip", err
+            )
             rc, pt, err, _ = self.kernel(
                 [], "aes-seq", flags + ["--op", "decrypt", "--input", str(src)]
             )
-            self.expect(rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: decrypt", err)
+            self.expect(
+                rc == 0 and pt == src.read_bytes(), f"{impl} {size} B: decrypt", err
+            )
 
     def empty_generated(self, impl: str) -> None:
         """--size 0: the tag alone, checked against the reference; decrypt gives 0 bytes."""
         for op, out_bytes in (("encrypt", 16), ("decrypt", 0)):
-            flags = ["--cipher", cipher_of(impl), "--impl", impl, "--size", "0", "--op", op]
+            flags = [
+                "--cipher",
+                cipher_of(impl),
+                "--impl",
+                impl,
+                "--size",
+                "0",
+                "--op",
+                op,
+            ]
             rc, out, err, so = self.kernel([], "aes-seq", flags + ["--ad", "0102"])
             rec = json.loads(so.decode().splitlines()[0]) if rc == 0 else {}
             self.expect(
-                rc == 0 and len(out) == out_bytes and rec.get("bytes") == 0
-                and rec.get("out_bytes") == out_bytes and rec.get("ad_bytes") == 2,
+                rc == 0
+                and len(out) == out_bytes
+                and rec.get("bytes") == 0
+                and rec.get("out_bytes") == out_bytes
+                and rec.get("ad_bytes") == 2,
                 f"{impl}: --size 0 {op}: {out_bytes} bytes out, record bytes 0",
                 err,
             )
@@ -157,7 +184,10 @@ class AeadChecker(Checker):
             r = self.run([str(self.binary(argv[0])), *argv[1:], "--reps", "1"])
             err = r.stderr.decode()
             self.expect(
-                r.returncode == 2 and err.count("\n") == 1 and word in err and "empty" in err,
+                r.returncode == 2
+                and err.count("\n") == 1
+                and word in err
+                and "empty" in err,
                 f"refused: {' '.join(argv)}",
                 err,
             )
@@ -190,7 +220,9 @@ class AeadChecker(Checker):
             )
         env = dict(self.env, CIPHERSWEEP_DISABLE_IMPLS="gcm-aesni")
         r = self.run_env([seq, "--cipher", "aes-128-gcm", "--impl", "gcm-aesni"], env)
-        self.expect(r.returncode == 2, "gcm-aesni switched off: exit 2", r.stderr.decode())
+        self.expect(
+            r.returncode == 2, "gcm-aesni switched off: exit 2", r.stderr.decode()
+        )
         r = self.run([seq, "--cipher", "aes-128-gcm", "--size", "100", "--reps", "1"])
         self.expect(
             r.returncode == 0 and '"impl": "gcm-' in r.stdout.decode(),
@@ -198,7 +230,9 @@ class AeadChecker(Checker):
         )
         r = self.run([seq, "--cipher", "ascon-aead128", "--inject-fault", "corrupt"])
         self.expect(
-            r.returncode == 1 and b"verification FAILED" in r.stderr and r.stdout == b"",
+            r.returncode == 1
+            and b"verification FAILED" in r.stderr
+            and r.stdout == b"",
             "ascon: --inject-fault corrupt fails verification, no record",
         )
 

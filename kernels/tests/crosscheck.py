@@ -344,8 +344,16 @@ class Checker:
         # messages that say what is wrong and what is allowed
         here = str(Path(__file__).resolve().parent)
         for prog, args, want in [
-            ("aes-seq", ["--input", here], f"--input: cannot read '{here}': Is a directory"),
-            ("aes-omp", ["--threads", "100000"], "--threads: '100000' is not an integer in 1..4096"),
+            (
+                "aes-seq",
+                ["--input", here],
+                f"--input: cannot read '{here}': Is a directory",
+            ),
+            (
+                "aes-omp",
+                ["--threads", "100000"],
+                "--threads: '100000' is not an integer in 1..4096",
+            ),
             (
                 "aes-seq",
                 ["--key", "00zz"],

@@ -30,7 +30,12 @@ def entries(blob: bytes) -> list[tuple[str, int]]:
         if pos < 0 or pos + 16 > len(blob):
             return found
         _, version, hsize, fatsize = struct.unpack_from("<IHHQ", blob, pos)
-        if version != 1 or hsize != 16 or fatsize == 0 or pos + 16 + fatsize > len(blob):
+        if (
+            version != 1
+            or hsize != 16
+            or fatsize == 0
+            or pos + 16 + fatsize > len(blob)
+        ):
             pos += 4
             continue
         entry, end = pos + 16, pos + 16 + fatsize
@@ -50,8 +55,10 @@ def main(argv: list[str]) -> int:
         found = entries(f.read())
     sass = sorted({sm for kind, sm in found if kind == "elf"})
     ptx = sorted({sm for kind, sm in found if kind == "ptx"})
-    print(f"{binary}: SASS for sm_{', sm_'.join(map(str, sass)) or '-'}; "
-          f"PTX for compute_{', compute_'.join(map(str, ptx)) or '-'}")
+    print(
+        f"{binary}: SASS for sm_{', sm_'.join(map(str, sass)) or '-'}; "
+        f"PTX for compute_{', compute_'.join(map(str, ptx)) or '-'}"
+    )
     failed = [sm for sm in wanted if sm not in sass]
     for sm in failed:
         print(f"FAIL: no SASS for sm_{sm}")
@@ -60,8 +67,9 @@ def main(argv: list[str]) -> int:
         failed.append(max(wanted))
     tool = shutil.which("cuobjdump")
     if tool:
-        out = subprocess.run([tool, "--list-elf", binary], capture_output=True, text=True,
-                             check=False).stdout
+        out = subprocess.run(
+            [tool, "--list-elf", binary], capture_output=True, text=True, check=False
+        ).stdout
         for sm in wanted:
             if f"sm_{sm}" not in out:
                 print(f"FAIL: cuobjdump --list-elf does not list sm_{sm}")

@@ -242,9 +242,10 @@ def test_interrupted_kernel_leaves_no_record_and_the_previous_file(
         runner.run_point(POINT, spec, runner=_killed_by(sig))
     assert not Path(spec.out_path).exists()
     assert list(Path(spec.out_path).parent.iterdir()) == []
-    assert f"INTERRUPTED: the kernel was stopped by {sig.name}" in Path(
-        spec.log_path
-    ).read_text()
+    assert (
+        f"INTERRUPTED: the kernel was stopped by {sig.name}"
+        in Path(spec.log_path).read_text()
+    )
 
 
 def test_kernel_killed_by_itself_or_the_system_is_a_failure(tmp_path: Path) -> None:

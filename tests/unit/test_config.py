@@ -43,7 +43,11 @@ def _bad(mutate, tmp_path: Path) -> str:
 BAD = {
     "unknown backend": (
         lambda c: c["backends"].update(fpga={}),
-        ["backends", "fpga", "command, cuda, mpi, omp, openssl, purepy, pycryptodome, seq"],
+        [
+            "backends",
+            "fpga",
+            "command, cuda, mpi, omp, openssl, purepy, pycryptodome, seq",
+        ],
     ),
     "ranks 0": (
         lambda c: c["backends"]["mpi"].update(ranks=[0]),

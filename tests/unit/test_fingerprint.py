@@ -202,7 +202,9 @@ def test_a_moved_checkout_keeps_its_build_keys(tmp_path: Path) -> None:
         keys.append(cs_fp.build_key(src, ["-DX=1"], root=root))
         assert cs_fp.build_key(src, ["-DX=1"]) != keys[-1]  # absolute names differ
     assert keys[0] == keys[1]
-    (tmp_path / "here" / "kernels" / "a.c").rename(tmp_path / "here" / "kernels" / "b.c")
+    (tmp_path / "here" / "kernels" / "a.c").rename(
+        tmp_path / "here" / "kernels" / "b.c"
+    )
     b = [str(tmp_path / "here" / "kernels" / "b.c")]
     assert cs_fp.build_key(b, ["-DX=1"], root=tmp_path / "here") != keys[0]
 

@@ -318,4 +318,8 @@ def test_layout_defaults_are_the_schemas() -> None:
     a, b = layouts.specs(cfg)
     assert {k: a[k] for k in written} == written
     assert (a["statistic"], a["unit"], a["title"]) == ("mean", "MB/s", "a")
-    assert (b["digits"], b["rows"], b["columns"]) == (6, ["backend"], written["columns"])
+    assert (b["digits"], b["rows"], b["columns"]) == (
+        6,
+        ["backend"],
+        written["columns"],
+    )

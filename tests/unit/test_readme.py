@@ -24,4 +24,6 @@ def test_readme_campaign_needs_table_is_current() -> None:
     ).stdout.strip()
     readme = (ROOT / "README.md").read_text()
     assert out.splitlines()[0].startswith("| campaign |")
-    assert out in readme, "README's campaign table is stale; paste ciphersweep.plan.needs' output"
+    assert out in readme, (
+        "README's campaign table is stale; paste ciphersweep.plan.needs' output"
+    )
