@@ -54,7 +54,7 @@ stage lint "ruff (check and format) and snakefmt (seconds)" \
 # no timed test shares the 2 cores with another.
 workers=${CIPHERSWEEP_TEST_WORKERS:-0}
 if [ "$workers" = 0 ]; then
-  echo "==> pytest (about 40 min on 2 cores; the slowest parts say so when they start)"
+  echo "==> pytest (about 40-50 min on 2 cores; the slowest parts say so when they start)"
 else
   echo "==> pytest in $workers workers (the folders run side by side; the slowest parts say so when they start)"
 fi
