@@ -18,6 +18,17 @@ if [ -f "$build/CMakeCache.txt" ] && { [ ! -f "$build/cs-settings.txt" ] ||
   [ "$(cat "$build/cs-settings.txt")" != "$settings" ]; }; then
   rm -f "$build/CMakeCache.txt"
 fi
+# A tree configured in another place (a copied or moved checkout or build directory)
+# cannot be configured again where it is now: CMake refuses a cache made for another
+# directory. Its cache and generated files go, and the kernels are built afresh.
+if [ -f "$build/CMakeCache.txt" ]; then
+  was_build=$(sed -n 's/^CMAKE_CACHEFILE_DIR:INTERNAL=//p' "$build/CMakeCache.txt")
+  was_src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+  if [ "$(realpath -m "$was_build")" != "$(realpath "$build")" ] ||
+    [ "$(realpath -m "$was_src")" != "$(realpath "$src")" ]; then
+    rm -rf "$build/CMakeCache.txt" "$build/CMakeFiles"
+  fi
+fi
 # no key given: none is recorded (never the key of an earlier build in this tree)
 key=(-DCS_BUILD_KEY=)
 for a in "$@"; do case $a in -DCS_BUILD_KEY=*) key=() ;; esac; done

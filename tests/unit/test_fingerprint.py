@@ -242,6 +242,38 @@ def test_removed_flag_does_not_live_on_in_the_cmake_cache(tmp_path: Path) -> Non
     assert not (bdir / "build-info.json").exists()  # it described the last build
 
 
+def test_a_build_tree_moved_elsewhere_is_configured_afresh(tmp_path: Path) -> None:
+    """A build directory copied or moved with its checkout holds a CMake cache made for
+    another directory, which CMake refuses to configure again; the build script starts
+    that tree afresh instead of failing the build."""
+    script = str(ROOT / "scripts" / "build-kernels.sh")
+    env = dict(os.environ, CIPHERSWEEP_BUILD_TARGETS="aes-cpu-limits")
+    env.pop("CIPHERSWEEP_CMAKE_ARGS", None)
+    first, moved = tmp_path / "a" / "k", tmp_path / "b" / "k"
+
+    def build(bdir: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [script, str(bdir), "-DCS_BUILD_KEY=k1"],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    assert build(first).returncode == 0
+    moved.parent.mkdir()
+    first.rename(moved)
+    proc = build(moved)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    cache = (moved / "CMakeCache.txt").read_text()
+    assert f"CMAKE_CACHEFILE_DIR:INTERNAL={moved}" in cache
+    assert (moved / "aes-cpu-limits").exists()
+    # an unmoved tree keeps its cache (no rebuild): the binary is not written again
+    before = (moved / "aes-cpu-limits").stat().st_mtime_ns
+    assert build(moved).returncode == 0
+    assert (moved / "aes-cpu-limits").stat().st_mtime_ns == before
+
+
 @pytest.mark.parametrize(
     "bdir", [".", "kernels", "tests", "kernels/src", "build", "..", "/", "results/x"]
 )
