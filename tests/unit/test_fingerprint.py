@@ -154,6 +154,31 @@ def test_other_build_binary_or_input_runs_again(tmp_path: Path, data: Path) -> N
     assert admission.replan(raw, POINT, cs_fp.Expected(POINT)) == ("first", None)
 
 
+def test_the_planned_fingerprint_is_read_once_per_raw_file(
+    tmp_path: Path, data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A raw file of many records reads the input's `.sha256` and hashes the binary
+    once, not once per record (a finished campaign holds hundreds per point)."""
+    recs = _seq(data) * 20
+    for i, r in enumerate(recs):
+        r["rep"] = i
+    raw = tmp_path / f"{POINT.id}.jsonl"
+    raw.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    cs_fp.write_digest(str(data))
+    reads: list[str] = []
+    real = cs_fp.read_digest
+    monkeypatch.setattr(cs_fp, "read_digest", lambda p: reads.append(p) or real(p))
+    point = dataclasses.replace(POINT, reps=40)
+    exp = cs_fp.Expected(
+        point,
+        binary=str(_kernel("aes-seq")),
+        input_path=str(data),
+        input_digest=cs_fp.digest_file(str(data)),
+    )
+    assert admission.judge(raw, point, exp, deep=False).ok
+    assert reads == [cs_fp.digest_file(str(data))]
+
+
 def test_record_without_fingerprint_is_not_admitted(tmp_path: Path, data: Path) -> None:
     recs = _seq(data)
     for r in recs:

@@ -186,6 +186,30 @@ def _digest_problem(name: str, got: Any, want: str | None) -> str | None:
     return f"fingerprint: {name} {_shown(got)[:23]}, planned {want[:23]}"
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What every record of one raw file must carry, read from disk once for the file
+    (the input's and the binary's digests, the image's): a finished campaign holds
+    hundreds of records per point, and each used to read them again."""
+
+    shape: dict[str, Any]
+    digests: tuple[tuple[str, str | None], ...]  # fingerprint field, planned value
+    image_digest: str | None
+
+
+def planned(exp: Expected, deep: bool = True) -> Planned:
+    """The fingerprint ``exp`` plans (``deep``: see :func:`mismatch`)."""
+    return Planned(
+        shape=exp.shape(),
+        digests=(
+            ("build_key", exp.build_key),
+            ("binary_sha256", None if deep else _binary(exp)),
+            ("input_sha256", exp.input_sha256(deep)),
+        ),
+        image_digest=_image(exp),
+    )
+
+
 def mismatch(rec: dict[str, Any], exp: Expected, deep: bool = True) -> str | None:
     """The first fingerprint field of ``rec`` that is not what ``exp`` plans, as one
     line ("fingerprint: ranks 1, planned 2"); None when they match.
@@ -194,24 +218,23 @@ def mismatch(rec: dict[str, Any], exp: Expected, deep: bool = True) -> str | Non
     ``deep`` (planning, before any job): the binary on disk must be the one that
     wrote the records, which then decides whether the point runs again; gather
     takes the records the jobs just wrote with the binary they ran."""
+    return record_mismatch(rec, planned(exp, deep))
+
+
+def record_mismatch(rec: dict[str, Any], plan: Planned) -> str | None:
+    """:func:`mismatch` against a fingerprint already read (:func:`planned`)."""
     fp = rec.get("fingerprint")
     if not isinstance(fp, dict):
         return "fingerprint: missing (a record of an older kernel)"
-    for name, want in exp.shape().items():
+    for name, want in plan.shape.items():
         got = fp.get(name)
         if (got.lower() if name == "cipher" and isinstance(got, str) else got) != want:
             return f"fingerprint: {name} {_shown(got)}, planned {want}"
-    checks = (
-        ("build_key", fp.get("build_key"), exp.build_key),
-        ("binary_sha256", fp.get("binary_sha256"), None if deep else _binary(exp)),
-        ("input_sha256", fp.get("input_sha256"), exp.input_sha256(deep)),
-        ("image_digest", rec.get("image_digest"), _image(exp)),
-    )
-    for name, got, want in checks:
-        bad = _digest_problem(name, got, want)
+    for name, want in plan.digests:
+        bad = _digest_problem(name, fp.get(name), want)
         if bad:
             return bad
-    return None
+    return _digest_problem("image_digest", rec.get("image_digest"), plan.image_digest)
 
 
 def _binary(exp: Expected) -> str | None:

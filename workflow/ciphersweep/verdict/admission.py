@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 from ciphersweep.job.record_schema import FIRST, validate_record
-from ciphersweep.plan.fingerprint import Expected, mismatch
+from ciphersweep.plan.fingerprint import Expected, Planned, planned, record_mismatch
 from ciphersweep.plan.sweep import Point
 
 
@@ -45,7 +47,7 @@ class Verdict:
 
 
 def _record_problem(
-    rec: Any, point: Point, expected: Expected | None, deep: bool
+    rec: Any, point: Point, plan: Callable[[], Planned] | None
 ) -> str | None:
     if not isinstance(rec, dict):
         return f"not a JSON object ({type(rec).__name__})"
@@ -58,7 +60,7 @@ def _record_problem(
     bad = validate_record(rec)
     if bad:
         return f"does not match the record schema: {bad}"
-    return mismatch(rec, expected, deep) if expected is not None else None
+    return record_mismatch(rec, plan()) if plan is not None else None
 
 
 def judge(
@@ -77,6 +79,8 @@ def judge(
     except (OSError, UnicodeDecodeError) as exc:
         return Verdict("damaged", f"{path}: unreadable ({exc})")
     records: list[dict[str, Any]] = []
+    # the planned fingerprint, read once for the file when a record first needs it
+    plan = cache(partial(planned, expected, deep)) if expected is not None else None
     for no, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -88,7 +92,7 @@ def judge(
             )
         if isinstance(rec, dict) and rec.get("status") == "failed":
             return Verdict("failed", str(rec.get("reason") or "failed"), failure=rec)
-        problem = _record_problem(rec, point, expected, deep)
+        problem = _record_problem(rec, point, plan)
         if problem:
             return Verdict("damaged", f"{path}:{no}: {problem}")
         records.append(rec)
