@@ -24,7 +24,8 @@ PLUGIN_DIR = ROOT / "plugins" / "snakemake-logger-plugin-ciphersweep"
 sys.path.insert(0, str(PLUGIN_DIR))
 
 from ciphersweep.core.units import parse_size
-from ciphersweep.plan.sweep import Point, point_id  # after the path above
+from ciphersweep.job.spec import RunSpec  # after the path above
+from ciphersweep.plan.sweep import Point, point_id
 
 
 def with_plugin(env: dict[str, str]) -> dict[str, str]:
@@ -89,6 +90,22 @@ def make_point(size: str = "1KiB", **over: Any) -> Point:
         point.input_name, point.ranks, point.threads, point.gpus, point.block_threads,
         point.key_bits, point.variant, point.streams,
     ))  # fmt: skip
+
+
+def run_spec(tmp_path: Path, point: Point, input_path: Path, **over: Any) -> RunSpec:
+    """A bench job's spec for ``point`` outside the workflow: its raw file and log under
+    ``tmp_path``, the kernels of the test build, no energy probe (``over`` changes
+    any field)."""
+    fields: dict[str, Any] = {
+        "campaign": "t",
+        "input_path": str(input_path),
+        "out_path": str(tmp_path / "raw" / f"{point.id}.jsonl"),
+        "log_path": str(tmp_path / "logs" / f"{point.id}.log"),
+        "kernel_dir": str(KERNELS),
+        "energy": "none",
+        "attempt": "first",
+    }
+    return RunSpec(**{**fields, **over})
 
 
 def run_snakemake(

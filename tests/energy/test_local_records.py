@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from ciphersweep.job import energy, hostfacts, provenance, record_schema, runner
-from support import make_point
+from support import make_point, run_spec
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "build" / "kernels"
@@ -83,11 +83,11 @@ def test_local_run_records(
         threads=threads,
         reps=2,
     )
-    spec = runner.RunSpec(
+    spec = run_spec(
+        tmp_path,
+        p,
+        data,
         campaign="energy-test",
-        input_path=str(data),
-        out_path=str(tmp_path / "raw" / f"{p.id}.jsonl"),
-        log_path=str(tmp_path / "logs" / f"{p.id}.log"),
         kernel_dir=str(kernels),
         mpi_launcher="mpirun",
         energy="auto",

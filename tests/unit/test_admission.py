@@ -14,7 +14,7 @@ import pytest
 from ciphersweep.core import atomic
 from ciphersweep.job import kernel_process, record_schema, runner
 from ciphersweep.verdict import admission, records
-from support import KERNELS, make_point
+from support import KERNELS, make_point, run_spec
 
 POINT = make_point(reps=2)
 
@@ -208,15 +208,7 @@ def test_bench_job_error_becomes_the_points_failure(tmp_path: Path) -> None:
 
 
 def _spec(tmp_path: Path) -> runner.RunSpec:
-    return runner.RunSpec(
-        campaign="t",
-        input_path=str(tmp_path / "in.bin"),
-        out_path=str(tmp_path / "raw" / f"{POINT.id}.jsonl"),
-        log_path=str(tmp_path / "logs" / f"{POINT.id}.log"),
-        kernel_dir=str(KERNELS),
-        energy="none",
-        attempt="first",
-    )
+    return run_spec(tmp_path, POINT, tmp_path / "in.bin")
 
 
 def _killed_by(sig: int):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from ciphersweep.job import runner
 from ciphersweep.verdict import admission
-from support import KERNELS, make_point
+from support import KERNELS, make_point, run_spec
 
 pytestmark = pytest.mark.skipif(
     not (KERNELS / "aes-mpi").exists() or not shutil.which("mpirun"),
@@ -40,15 +40,7 @@ def test_a_local_mpi_point_runs_with_its_own_session_base(
 
     data = tmp_path / "in.bin"
     data.write_bytes(os.urandom(4096))
-    spec = runner.RunSpec(
-        campaign="t",
-        input_path=str(data),
-        out_path=str(tmp_path / "raw" / f"{point.id}.jsonl"),
-        log_path=str(tmp_path / "logs" / f"{point.id}.log"),
-        kernel_dir=str(KERNELS),
-        energy="none",
-        attempt="first",
-    )
+    spec = run_spec(tmp_path, point, data)
     result = runner.run_point(point, spec, runner=run)
     assert result["status"] == "ok", Path(spec.log_path).read_text()
     assert admission.judge(Path(spec.out_path), point).state == "ok"
