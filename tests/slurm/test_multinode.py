@@ -101,6 +101,44 @@ def steps_of(cluster: Cluster, jid: str) -> list[dict[str, str]]:
     ]
 
 
+# Open MPI 4.1.4 (Debian 12's) crashes now and then in MPI_Init when 16 or 32 ranks
+# share this machine's 2 cores across the namespace nodes: one rank segfaults in its TCP
+# BTL (core dumps show mca_btl_tcp calling a NULL handler from opal_progress inside
+# PMPI_Init) while its peers print "Open MPI failed to TCP connect to a peer MPI
+# process ... Operation now in progress (115)", Open MPI's TCP wire-up under overload
+# (open-mpi/ompi#10734, #11508). Seen in about one run of this module in four. The
+# product records such a point as failed and measures it again when the same command
+# runs again; run_measured does exactly that, once, and only for that crash.
+OMPI_TCP_CRASH = ("Segmentation fault", "Open MPI failed to TCP connect to a peer")
+
+
+def run_measured(
+    workdir: Path, cfg: dict[str, Any], res: Path, timeout: float
+) -> tuple[subprocess.CompletedProcess[str], dict[str, list[dict[str, Any]]]]:
+    """The campaign under profiles/slurm, and the records of its first run. Points
+    that failed with the Open MPI crash above are measured again by running the same
+    command once more, which must run exactly those points; any other failure is
+    left for the checks to report. The returned process carries both runs' output."""
+    first = run_slurm(workdir, cfg, timeout=timeout)
+    recs = records(res / "raw")
+    failed = {p for p, rs in recs.items() if any(r["status"] != "ok" for r in rs)}
+    logs = {p: (res / "logs" / "bench" / f"{p}.log").read_text() for p in failed}
+    if (
+        first.returncode != 0
+        or not failed
+        or not all(all(s in log for s in OMPI_TCP_CRASH) for log in logs.values())
+    ):
+        return first, recs
+    print(f"[slurm] Open MPI crashed in MPI_Init at {sorted(failed)}: running again")
+    again = run_slurm(workdir, cfg, timeout=timeout)
+    rerun = set(re.findall(r"wildcards: point=(\S+)", again.stdout))
+    assert rerun == failed, (sorted(failed), sorted(rerun), again.stdout[-3000:])
+    both = subprocess.CompletedProcess(
+        again.args, again.returncode, first.stdout + again.stdout, again.stderr
+    )
+    return both, recs
+
+
 def check_mpi_points(
     cluster: Cluster, res: Path, proc: subprocess.CompletedProcess[str], launcher: str
 ) -> dict[str, list[dict[str, Any]]]:
@@ -113,7 +151,11 @@ def check_mpi_points(
     submitted = set(submitted_jobs(proc.stdout))
     for point, rs in recs.items():
         for r in rs:
-            assert r["status"] == "ok" and r["verified"] is True, (point, r)
+            assert r["status"] == "ok" and r["verified"] is True, (
+                point,
+                r.get("reason"),
+                r,
+            )
             jid = str(r["slurm_job_id"])
             assert jid in submitted and acct[jid]["State"] == "COMPLETED", acct.get(jid)
             assert r["slurm_nodelist"] == acct[jid]["NodeList"], (point, r, acct[jid])
@@ -194,20 +236,20 @@ def test_pousa2011_mpi_across_nodes_srun_packed(
     allocation, and each MPI step spans exactly its point's nodes."""
     kernels_or_skip("seq", "mpi")
     cfg = pousa_config(cluster, "pousa-srun", sizes=["1KiB", "512KiB"])
+    res = tmp_path / "results" / "pousa-srun"
     t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=480)
+    p, first = run_measured(tmp_path, cfg, res, timeout=480)
     took = time.monotonic() - t0
-    recs = check_mpi_points(
-        cluster, tmp_path / "results" / "pousa-srun", p, "srun --mpi=pmix "
-    )
+    recs = check_mpi_points(cluster, res, p, "srun --mpi=pmix ")
     assert len(recs) == 8, sorted(recs)
+    # the packing, as the first run allocated it
     by_job: dict[str, list[str]] = {}
-    for point, rs in recs.items():
+    for point, rs in first.items():
         by_job.setdefault(str(rs[0]["slurm_job_id"]), []).append(point)
     multi = [
         pts
         for pts in by_job.values()
-        if len(pts) == 2 and len(expand_nodes(recs[pts[0]][0]["slurm_nodelist"])) > 1
+        if len(pts) == 2 and len(expand_nodes(first[pts[0]][0]["slurm_nodelist"])) > 1
     ]
     assert len(multi) == 2, by_job  # the 16- and 32-rank shapes, packed
     print(f"[slurm] pousa2011 MPI 8/16/32 ranks via srun: {took:.0f} s, jobs {by_job}")
@@ -218,12 +260,11 @@ def test_pousa2011_mpi_across_nodes_mpirun(cluster: Cluster, tmp_path: Path) -> 
     reads the allocation back from Slurm and starts ranks on all of its nodes."""
     kernels_or_skip("seq", "mpi")
     cfg = pousa_config(cluster, "pousa-mpirun", cluster={"mpi_launcher": "mpirun"})
+    res = tmp_path / "results" / "pousa-mpirun"
     t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=480)
+    p, _ = run_measured(tmp_path, cfg, res, timeout=480)
     took = time.monotonic() - t0
-    recs = check_mpi_points(
-        cluster, tmp_path / "results" / "pousa-mpirun", p, "mpirun -np "
-    )
+    recs = check_mpi_points(cluster, res, p, "mpirun -np ")
     assert len(recs) == 4, sorted(recs)
     print(f"[slurm] pousa2011 MPI 8/16/32 ranks via mpirun: {took:.0f} s")
 
@@ -248,7 +289,7 @@ def test_charliecloud_campaign_on_many_nodes(cluster: Cluster, tmp_path: Path) -
     res = tmp_path / "results" / "pousa-ch"
     digest = stage_image(cpu_image, res)
     t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=420)
+    p, _ = run_measured(tmp_path, cfg, res, timeout=420)
     assert "rule build_image" not in p.stdout, "the cached image was rebuilt"
     recs = check_mpi_points(cluster, res, p, "srun --mpi=pmix ")
     assert len(recs) == 2, sorted(recs)
