@@ -53,7 +53,9 @@ try:
         _campaign = copy.deepcopy(config)
     CFG = cs_config.validate(_campaign, root=PROJECT, workdir=Path.cwd())
 except cs_config.ConfigError as exc:
-    # one line naming the key and what is allowed; no traceback, no job started
+    # one line naming the key and what is allowed; no traceback, no job started.
+    # (Snakemake prints any exception raised while parsing, WorkflowError included,
+    # with the frame lines of where it was raised; a user's mistake gets none.)
     print(cs_config.format_error(exc), file=sys.stderr)
     sys.exit(1)
 
