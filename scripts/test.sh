@@ -47,16 +47,18 @@ stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu
 stage lint "ruff (check and format) and snakefmt (seconds)" \
   sh -c '.venv/bin/ruff check workflow tests && .venv/bin/ruff format --check workflow tests kernels/tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
 # pytest reports as it goes: each test folder announces itself with what it does and
-# roughly how long it takes alone (tests/conftest.py). CIPHERSWEEP_TEST_WORKERS=N runs
-# the tests in N pytest-xdist processes (`--dist loadfile` keeps each module, with its own
-# test cluster or campaign run, in one worker; the longest folders start first,
-# tests/conftest.py); the default 0 runs them one after another in this process, where
-# no timed test shares the 2 cores with another.
-workers=${CIPHERSWEEP_TEST_WORKERS:-0}
+# roughly how long it takes alone (tests/conftest.py). The tests run in
+# CIPHERSWEEP_TEST_WORKERS pytest-xdist processes (default 4; `--dist loadfile` keeps
+# each module, with its own test cluster or campaign run, in one worker, and the
+# longest modules start first, tests/conftest.py): the two Slurm modules, each with a
+# private cluster of its own, spend most of their time waiting for the scheduler while
+# the other workers use the cores. CIPHERSWEEP_TEST_WORKERS=0 runs everything one
+# after another in this process.
+workers=${CIPHERSWEEP_TEST_WORKERS:-4}
 if [ "$workers" = 0 ]; then
-  echo "==> pytest (about 40-50 min on 2 cores; the slowest parts say so when they start)"
+  echo "==> pytest in one process (about 45 min on 2 cores; the slowest parts say so when they start)"
 else
-  echo "==> pytest in $workers workers (the folders run side by side; the slowest parts say so when they start)"
+  echo "==> pytest in $workers workers (about 20 min on 2 cores; the folders run side by side and announce themselves when they start)"
 fi
 .venv/bin/pytest -ra -n "$workers" --dist loadfile --no-loadscope-reorder tests "$@"
 echo "==> all tests passed in $(((SECONDS - start) / 60)) min $(((SECONDS - start) % 60)) s"

@@ -51,20 +51,49 @@ def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
 
 # Under pytest-xdist (scripts/test.sh: `--dist loadfile --no-loadscope-reorder`) each test
 # module goes whole to one worker, so that a module's own test cluster or campaign run
-# (module-scoped fixtures) is set up once; the modules are handed out in collection
-# order. The workers collect the longest folders first, so that they start at once and
-# the short ones fill the gaps; a run in one process keeps pytest's own order.
-LONGEST_FIRST = ["slurm", "workflow", "containers", "unit", "energy"]
+# (module-scoped fixtures) is set up once. xdist hands the modules out in collection
+# order: one to each worker, then the next one to each worker with at most two tests
+# left to run (which then waits behind them), and so on. So the workers collect the
+# modules longest first (seconds each took alone on a 2-core machine, below), except
+# that the modules queued second are the shortest: whatever waits behind a long module
+# waits as long. A run in one process keeps pytest's own order.
+MODULE_SECONDS = {
+    "tests/slurm/test_slurm_cluster.py": 700,
+    "tests/slurm/test_multinode.py": 480,
+    "tests/workflow/test_workflow.py": 210,
+    "tests/workflow/test_fingerprint_workflow.py": 175,
+    "tests/containers/test_container_campaign.py": 150,
+    "tests/workflow/test_history_workflow.py": 140,
+    "tests/workflow/test_integrity.py": 130,
+    "tests/workflow/test_user_input_change.py": 90,
+    "tests/unit/test_config_hostile.py": 60,
+    "tests/unit/test_fingerprint.py": 90,
+    "tests/unit/test_command_backend.py": 45,
+    "tests/unit/test_purepy.py": 35,
+    "tests/workflow/test_results_faults.py": 40,
+    "tests/workflow/test_pybackends_workflow.py": 37,
+    "tests/workflow/test_build_variants.py": 36,
+    "tests/unit/test_config.py": 30,
+    "tests/unit/test_checks.py": 25,
+    "tests/workflow/test_report_browser.py": 22,
+}
 
 
-def _folder_rank(item: pytest.Item) -> int:
-    parts = item.nodeid.split("/")
-    folder = parts[1] if len(parts) > 2 and parts[0] == "tests" else ""
-    return (
-        LONGEST_FIRST.index(folder) if folder in LONGEST_FIRST else len(LONGEST_FIRST)
-    )
+def module_order(modules: list[str], workers: int) -> list[str]:
+    """The modules longest first, with the shortest ones in the second round (the
+    module queued behind each of the first ``workers``)."""
+    ranked = sorted(modules, key=lambda m: -MODULE_SECONDS.get(m, 1))
+    first, rest = ranked[:workers], ranked[workers:]
+    short = sorted(rest, key=lambda m: MODULE_SECONDS.get(m, 1))[:workers]
+    return first + short + [m for m in rest if m not in short]
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=_folder_rank)  # stable: each module keeps its own order
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    modules = list(dict.fromkeys(item.nodeid.split("::")[0] for item in items))
+    rank = {m: i for i, m in enumerate(module_order(modules, workers))}
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])  # stable

@@ -28,13 +28,13 @@ The kernel runner repeats a point until its interval is tight enough
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as _stats
 
 CONFIDENCE = 0.95
 # Target relative half-width used for flagging when a campaign has no precision block.
@@ -46,9 +46,20 @@ STATISTICS = ("median", "mean")
 # (SciPy's: exact binomial tails, t and normal quantiles)
 
 
+@functools.cache
+def scipy_stats() -> Any:
+    """scipy.stats, imported the first time a statistic is computed (here or in the
+    rank agreement of compare.published): the import takes about 1.5 s, which every
+    parse of the workflow (dry runs, --list, each Slurm job's own Snakemake process)
+    would otherwise pay without computing one."""
+    from scipy import stats
+
+    return stats
+
+
 def binom_half_cdf(k: int, n: int) -> float:
     """P(B <= k) for B ~ Binomial(n, 1/2)."""
-    return float(_stats.binom.cdf(k, n, 0.5))
+    return float(scipy_stats().binom.cdf(k, n, 0.5))
 
 
 @dataclass(frozen=True)
@@ -85,12 +96,12 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
 
 def _z(confidence: float) -> float:
     """Two-sided standard normal quantile (only a starting point for the ranks)."""
-    return float(_stats.norm.ppf(0.5 + confidence / 2))
+    return float(scipy_stats().norm.ppf(0.5 + confidence / 2))
 
 
 def t_quantile(p: float, df: int) -> float:
     """Quantile of Student's t distribution with ``df`` degrees of freedom."""
-    return float(_stats.t.ppf(p, df))
+    return float(scipy_stats().t.ppf(p, df))
 
 
 # ------------------------------------------------------------------ one sample

@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
-from scipy import stats as scipy_stats
 
 from ciphersweep.analysis.compare.intervals import log_distance
 from ciphersweep.analysis.compare.sources import cell, selector
 from ciphersweep.analysis.tables.model import Context, Measured
+from ciphersweep.core.stats import scipy_stats
 
 # ------------------------------------------------------------------ rank agreement
 
@@ -28,14 +28,14 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Spearman's rank correlation (ties get mean ranks; SciPy's)."""
     if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    return _defined(scipy_stats.spearmanr(x, y).statistic)
+    return _defined(scipy_stats().spearmanr(x, y).statistic)
 
 
 def kendall(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Kendall's tau-b (SciPy's)."""
     if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    return _defined(scipy_stats.kendalltau(x, y, variant="b").statistic)
+    return _defined(scipy_stats().kendalltau(x, y, variant="b").statistic)
 
 
 def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

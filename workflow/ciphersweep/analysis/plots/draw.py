@@ -40,16 +40,21 @@ def write_plots(
     ctx = Context(cfg, points, pd.read_csv(summary_csv))
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    names = [
-        (name, out / f"{name}.{ext}")
-        for name in plot_names(cfg, points)
-        for ext in FORMATS
-    ]
-    written = [path for _, path in names]
+    names = plot_names(cfg, points)
+    written = [out / f"{name}.{ext}" for name in names for ext in FORMATS]
     with replacing(written) as tmps:  # every plot file or none
-        for (name, path), tmp in zip(names, tmps):
-            fig = PLOTTERS[name](ctx)
-            fig.savefig(tmp, metadata={"Date": None} if path.suffix == ".svg" else None)
+        for i, name in enumerate(names):
+            _save(PLOTTERS[name](ctx), tmps[i * len(FORMATS) : (i + 1) * len(FORMATS)])
     if log:
         Path(log).write_text("\n".join(str(p) for p in written) + "\n")
     return written
+
+
+def _save(fig: Any, paths: Sequence[Path]) -> None:
+    """One figure, drawn once, written in every format (``paths`` in FORMATS order):
+    the constrained layout is worked out for the first file and kept for the others."""
+    for k, path in enumerate(paths):
+        svg = FORMATS[k] == "svg"
+        fig.savefig(path, format=FORMATS[k], metadata={"Date": None} if svg else None)
+        if k == 0:
+            fig.set_layout_engine("none")
