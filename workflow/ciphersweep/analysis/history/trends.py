@@ -17,12 +17,13 @@ from typing import Any
 
 import pandas as pd
 
+from ciphersweep.analysis.plots.catalog import FORMATS
+from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.plots.legend import place
 from ciphersweep.core.atomic import replacing
 
 from .regress import estimate, run_order
 
-FORMATS = ("png", "pdf", "svg")
 NAME = "history_trend"
 TITLE = "Time over the runs of this campaign"
 CAPTION = (
@@ -143,6 +144,4 @@ def write(frame: pd.DataFrame, paths: Sequence[str | Path]) -> None:
     """The trend plot as every file in ``paths`` (all written, or none)."""
     fig = plot(frame)
     with replacing(list(paths)) as tmps:
-        for path, tmp in zip(paths, tmps):
-            meta = {"Date": None} if str(path).endswith(".svg") else None
-            fig.savefig(tmp, metadata=meta)
+        save_figure(fig, tmps)

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ciphersweep.analysis.plots.catalog import FORMATS, plot_names
+from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.plots.parts import plot_cuda_copy, plot_energy
 from ciphersweep.analysis.plots.speedup import plot_speedup
 from ciphersweep.analysis.plots.timing import plot_throughput, plot_time, plot_variants
@@ -44,17 +45,9 @@ def write_plots(
     written = [out / f"{name}.{ext}" for name in names for ext in FORMATS]
     with replacing(written) as tmps:  # every plot file or none
         for i, name in enumerate(names):
-            _save(PLOTTERS[name](ctx), tmps[i * len(FORMATS) : (i + 1) * len(FORMATS)])
+            save_figure(
+                PLOTTERS[name](ctx), tmps[i * len(FORMATS) : (i + 1) * len(FORMATS)]
+            )
     if log:
         Path(log).write_text("\n".join(str(p) for p in written) + "\n")
     return written
-
-
-def _save(fig: Any, paths: Sequence[Path]) -> None:
-    """One figure, drawn once, written in every format (``paths`` in FORMATS order):
-    the constrained layout is worked out for the first file and kept for the others."""
-    for k, path in enumerate(paths):
-        svg = FORMATS[k] == "svg"
-        fig.savefig(path, format=FORMATS[k], metadata={"Date": None} if svg else None)
-        if k == 0:
-            fig.set_layout_engine("none")

@@ -1,0 +1,21 @@
+"""Writing a drawn figure to its files: THE place a plot (the campaign's plots and the
+history's trend plot alike) becomes PNG, PDF and SVG. Needs no plotting library of its
+own: it is handed the figure."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def save_figure(fig: Any, paths: Sequence[str | Path]) -> None:
+    """``fig``, drawn once, written to each of ``paths`` (the format from each suffix;
+    SVG without a date, so the same plot gives the same bytes). The constrained layout
+    is worked out for the first file and kept for the others, which would otherwise
+    work it out again, the costliest part of writing a small plot."""
+    for k, path in enumerate(paths):
+        svg = Path(path).suffix == ".svg"
+        fig.savefig(path, metadata={"Date": None} if svg else None)
+        if k == 0:
+            fig.set_layout_engine("none")
