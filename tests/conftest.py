@@ -34,8 +34,8 @@ FOLDERS = {
     "workflow": "dry runs of every campaign, local end-to-end campaigns, the report in "
     "headless Chromium (about 10 min)",
     "slurm": "private Slurm clusters (munge, slurmctld, slurmd, slurmdbd with MariaDB) "
-    "and campaigns on them (about 19 min; its two modules each start a cluster of "
-    "their own)",
+    "and campaigns on them (about 20 min one after another, mostly waiting for the "
+    "scheduler; its two modules each start a cluster of their own)",
     "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
     "minutes the first time, cached in build/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
 }

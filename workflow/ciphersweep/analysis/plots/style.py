@@ -60,7 +60,11 @@ def hollow(ax: Any, xs: Sequence[float], cells: Sequence[Measured], style: Any) 
 
 
 def flag_note(fig: Any, any_wide: bool, ctx: Context) -> None:
+    """The note under the axes that says what a hollow marker means; the constrained
+    layout keeps a strip at the bottom for it (it lays out axes and their labels, not
+    free text)."""
     if any_wide:
+        fig.get_layout_engine().set(rect=(0, 0.045, 1, 0.955))
         fig.text(
             0.01,
             0.005,
