@@ -79,9 +79,9 @@ marker="# ciphersweep test cluster: $state"
 # A state dir from an earlier run is stopped and cleared first.
 if [ -e "$state/pids" ] || [ -e "$state/env" ] || [ -e "$state/net" ]; then
   "$here/down.sh" "$state" >&2 || die "could not stop the old cluster in $state"
-  rm -rf "${state:?}"/{munge,db,dbrun,ctld,spool,log,run,etc,node,pids,env,net}
+  rm -rf "${state:?}"/{munge,db,dbrun,dbtmp,ctld,spool,log,run,etc,node,pids,env,net}
 fi
-mkdir -p "$state"/{munge,db,dbrun,ctld,spool,log,run,etc}
+mkdir -p "$state"/{munge,db,dbrun,dbtmp,ctld,spool,log,run,etc}
 chmod 711 "$state/munge"
 : > "$state/pids"   # "name pid" lines, in start order; down.sh stops them in reverse
 : > "$state/net"    # "netns NAME" / "link NAME" lines: what down.sh removes
@@ -202,10 +202,13 @@ wait_for munge 10 sh -c "munge -S '$state/munge/munge.socket' -n | unmunge -S '$
 # ---------------------------------------------------------------- MariaDB (private datadir)
 in_ctl() { ip netns exec "$ctlns" "$@"; }
 if [ "$accounting" = slurmdbd ]; then
+# A temporary directory of its own: MariaDB removes the "#sql*" files it finds in its
+# tmpdir when it starts, so with the shared /tmp one cluster's MariaDB starting
+# deleted the temporary tables another cluster's mariadb-install-db was writing.
 mariadb-install-db --no-defaults --datadir="$state/db" --user=root --auth-root-authentication-method=socket \
-  --skip-test-db --skip-name-resolve >"$state/log/mariadb-install.log" 2>&1 \
+  --skip-test-db --skip-name-resolve --tmpdir="$state/dbtmp" >"$state/log/mariadb-install.log" 2>&1 \
   || die "mariadb-install-db failed (see $state/log/mariadb-install.log)"
-in_ctl mariadbd --no-defaults --user=root --datadir="$state/db" --socket="$state/dbrun/mysqld.sock" \
+in_ctl mariadbd --no-defaults --user=root --datadir="$state/db" --tmpdir="$state/dbtmp" --socket="$state/dbrun/mysqld.sock" \
   --port="$db_port" --bind-address=127.0.0.1 --skip-name-resolve \
   --pid-file="$state/run/mariadbd.pid" --log-error="$state/log/mariadbd.log" \
   --innodb-buffer-pool-size=64M --innodb-log-file-size=64M --innodb-lock-wait-timeout=900 \
