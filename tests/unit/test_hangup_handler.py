@@ -46,8 +46,9 @@ def job():  # a job thread running a kernel, as Snakemake's run: jobs do
     box["rc"] = kernel.wait()
     done.release()
 t = threading.Thread(target=job, daemon=True)
-t.start()
 try:
+    # (the hang-up may come while start() still waits for the thread to run)
+    t.start()
     done.acquire()  # the main thread waits on a lock, as Snakemake's does
     done.acquire()
 except KeyboardInterrupt:
