@@ -9,6 +9,14 @@ import pytest
 from support import ROOT
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "quiet: compares timings between runs of its own, so it runs with the machine "
+        "to itself (scripts/test.sh runs these after the parallel phase, one process)",
+    )
+
+
 @pytest.fixture
 def root() -> Path:
     return ROOT
