@@ -11,6 +11,7 @@ from ciphersweep.analysis import plots
 from ciphersweep.analysis.plots import legend, parts, speedup, style, timing
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from support import make_point
 
 SIZES = (("1KB", 1000), ("1MB", 10**6), ("16MB", 16 * 10**6))
@@ -194,3 +195,17 @@ def test_a_legend_is_laid_out_so_the_axes_keep_their_size(
     assert len(ax.get_legend().get_texts()) == series and texts == []
     grown = tuple(fig.get_size_inches()) != before
     assert grown == (kind == "beside")
+
+
+def test_the_hollow_marker_note_keeps_clear_of_the_x_label(ctx: tables.Context) -> None:
+    """The note under the axes and the x label never overlap (the constrained layout
+    keeps a strip for the note; it lays out axes and labels, not free text)."""
+    fig, (ax,) = style.figure()
+    ax.plot([1, 2], [1, 2])
+    ax.set_xlabel("data size (bytes)")
+    style.flag_note(fig, True, ctx)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    note = fig.texts[-1].get_window_extent(renderer)
+    label = ax.xaxis.label.get_window_extent(renderer)
+    assert note.y1 <= label.y0, (note, label)
