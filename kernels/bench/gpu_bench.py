@@ -41,8 +41,9 @@ def run_json(argv: list[str]) -> list[dict]:
 
 def no_device_reason(cuda: Path) -> str | None:
     """Why there is no GPU to measure, or None when there is one."""
-    if not cuda.exists():
-        return f"{cuda} is not built (no CUDA compiler at build time?)"
+    for binary in (cuda, cuda.with_name("aes-cuda-copylimit")):
+        if not binary.exists():
+            return f"{binary} is not built (no CUDA compiler at build time?)"
     r = subprocess.run(
         [str(cuda), "--size", "16", "--reps", "1", "--warmup", "0", "--energy", "none"],
         check=False,

@@ -6,5 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-build/kernels}
 shift || true
-[ -x "$build/aes-seq" ] || "$here/../../scripts/build-kernels.sh" "$build"
+# the two binaries it runs (a campaign's build directory may hold only its own backends)
+[ -x "$build/aes-cuda" ] && [ -x "$build/aes-cuda-copylimit" ] ||
+  "$here/../../scripts/build-kernels.sh" "$build"
 exec python3 "$here/gpu_bench.py" --build "$build" "$@"
