@@ -107,7 +107,9 @@ static int open_device(cs_run *r, cuda_ctx *c, cudaDeviceProp *prop)
     c->device = r->o.device;
     CK(cudaSetDevice(c->device));
     CK(cudaGetDeviceProperties(prop, c->device));
-    snprintf(r->gpu_model, sizeof r->gpu_model, "%s (sm_%d%d)", prop->name, prop->major, prop->minor);
+    /* the name cut so that " (sm_XY)" always fits the record's 128 bytes */
+    snprintf(r->gpu_model, sizeof r->gpu_model, "%.100s (sm_%d%d)", prop->name, prop->major,
+             prop->minor);
     return 0;
 }
 
@@ -143,7 +145,7 @@ static int cuda_setup(cs_run *r)
     r->block_threads = r->o.block_threads;
     r->clock = "cudaEvent";
     c->streams = r->o.streams;
-    c->chunk = r->o.chunk ? (size_t)r->o.chunk : CS_CUDA_DEFAULT_CHUNK;
+    c->chunk = (size_t)r->o.chunk; /* 0: by the message's size (run_overlapped) */
     c->overlapped = r->o.streams > 1 || r->o.chunk;
 
     cudaDeviceProp prop;
@@ -287,6 +289,7 @@ static int run_serial(cs_run *r, cuda_ctx *c, cs_timings *t)
 static int run_overlapped(cs_run *r, cuda_ctx *c, cs_timings *t)
 {
     const cuda_job *j = &c->job;
+    if (!r->o.chunk) c->chunk = cs_chunk_default(j->dev_out);
     const size_t count = cs_chunk_count(j->dev_out, c->chunk);
     if (count > c->chunk_cap) {
         cs_chunk *p = (cs_chunk *)realloc(c->chunks, sizeof *p * count);

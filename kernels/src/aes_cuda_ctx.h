@@ -16,7 +16,6 @@ extern "C" {
 #include "nvml_energy.h"
 
 #define CS_CUDA_MAX_STREAMS 64
-#define CS_CUDA_DEFAULT_CHUNK (32u << 20)
 
 /* What one repetition does (from the options and the input length). */
 typedef struct {

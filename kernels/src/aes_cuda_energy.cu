@@ -21,11 +21,23 @@
  * "end" is the end of the point).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "aes_cuda_ctx.h"
+
+/* A note into a buffer of cap bytes: a longer note is cut at cap - 1 bytes, on purpose
+ * (the record's note field has a fixed size). */
+__attribute__((format(printf, 3, 4))) static void note_printf(char *dst, size_t cap,
+                                                               const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
 
 static double clock_now(void *ctx)
 {
@@ -160,13 +172,13 @@ static void gpu_note(const cuda_ctx *c, const cs_energy_reading *phases, char *n
 {
     const cs_nvml_window_result *k = &c->win_kernel, *w = &c->win_total;
     char tot[200], ker[200];
-    if (isnan(w->joules_per_rep)) snprintf(tot, sizeof tot, "whole repetition: %s", w->note);
-    else snprintf(tot, sizeof tot, "whole repetition %ld reps in %.3g s", w->reps, w->window_s);
-    if (isnan(k->joules_per_rep)) snprintf(ker, sizeof ker, "kernel: %s", k->note);
-    else snprintf(ker, sizeof ker, "kernel %ld reps in %.3g s", k->reps, k->window_s);
-    snprintf(note, cap, "nvml windows >= %.3g s (%s; update every %.3g ms): %s; %s; H2D/D2H: %s",
-             c->plan.target_s, c->plan.basis, c->nvml.period_s * 1e3, tot, ker,
-             isnan(phases->joules_h2d) && isnan(phases->joules_d2h) ? phases->note : "per repetition");
+    if (isnan(w->joules_per_rep)) note_printf(tot, sizeof tot, "whole repetition: %s", w->note);
+    else note_printf(tot, sizeof tot, "whole repetition %ld reps in %.3g s", w->reps, w->window_s);
+    if (isnan(k->joules_per_rep)) note_printf(ker, sizeof ker, "kernel: %s", k->note);
+    else note_printf(ker, sizeof ker, "kernel %ld reps in %.3g s", k->reps, k->window_s);
+    note_printf(note, cap, "nvml windows >= %.3g s (%s; update every %.3g ms): %s; %s; H2D/D2H: %s",
+                c->plan.target_s, c->plan.basis, c->nvml.period_s * 1e3, tot, ker,
+                isnan(phases->joules_h2d) && isnan(phases->joules_d2h) ? phases->note : "per repetition");
 }
 
 void cs_cuda_after_rep(cs_run *r, cs_energy_reading *e, double *cpu_user, double *cpu_sys)
@@ -188,11 +200,11 @@ void cs_cuda_after_rep(cs_run *r, cs_energy_reading *e, double *cpu_user, double
     }
     char host[200] = "", gpu[256];
     if (e->source && !isnan(e->joules))
-        snprintf(host, sizeof host, "host %s energy (%s) in joules_pkg/core/dram", e->scope, e->source);
+        note_printf(host, sizeof host, "host %s energy (%s) in joules_pkg/core/dram", e->scope, e->source);
     else if (e->note[0])
-        snprintf(host, sizeof host, "host energy: %s", e->note);
+        note_printf(host, sizeof host, "host energy: %s", e->note);
     if (c->nvml.ok) gpu_note(c, &g, gpu, sizeof gpu);
-    else snprintf(gpu, sizeof gpu, "%s", c->nvml.note[0] ? c->nvml.note : g.note);
+    else note_printf(gpu, sizeof gpu, "%s", c->nvml.note[0] ? c->nvml.note : g.note);
     e->joules_h2d = g.joules_h2d;
     e->joules_d2h = g.joules_d2h;
     e->joules_kernel = c->nvml.ok ? c->win_kernel.joules_per_rep : NAN;
@@ -201,9 +213,9 @@ void cs_cuda_after_rep(cs_run *r, cs_energy_reading *e, double *cpu_user, double
                     !isnan(e->joules_d2h);
     e->source = any ? "nvml" : NULL;
     e->nodes = any ? 1 : 0;
-    snprintf(e->scope, sizeof e->scope, "%s", any ? "gpu" : "");
+    note_printf(e->scope, sizeof e->scope, "%s", any ? "gpu" : "");
     char note[sizeof e->note];
-    snprintf(note, sizeof note, "%s%s%s", gpu, host[0] ? "; " : "", host);
+    note_printf(note, sizeof note, "%s%s%s", gpu, host[0] ? "; " : "", host);
     memcpy(e->note, note, sizeof note);
 }
 

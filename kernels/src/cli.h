@@ -63,7 +63,7 @@ typedef struct {
     int device;               /* default 0 */
     int device_given;
     int streams;              /* aes-cuda: default 1 (copies and kernel in sequence) */
-    uint64_t chunk;           /* aes-cuda: bytes per chunk; 0 = default (32 MiB) */
+    uint64_t chunk;           /* aes-cuda: bytes per chunk; 0 = by size (cs_chunk_default) */
     const char *energy;       /* auto|rapl|none */
     int inject_fault;         /* --inject-fault corrupt */
 } cs_opts;

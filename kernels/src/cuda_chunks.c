@@ -10,6 +10,14 @@ size_t cs_chunk_count(size_t out_len, size_t chunk_bytes)
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
 
+size_t cs_chunk_default(size_t out_len)
+{
+    const size_t mib = (size_t)1 << 20;
+    const size_t per = (out_len + CS_CHUNK_TARGET_COUNT - 1) / CS_CHUNK_TARGET_COUNT;
+    const size_t whole = (per + mib - 1) / mib * mib;
+    return whole < CS_CHUNK_MIN ? CS_CHUNK_MIN : min_size(whole, CS_CHUNK_MAX);
+}
+
 size_t cs_chunk_plan(size_t in_len, size_t out_len, size_t chunk_bytes, int streams,
                      cs_chunk *chunks, size_t cap)
 {

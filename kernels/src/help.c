@@ -90,7 +90,7 @@ static void usage_place(const cs_prog_info *be)
     if (be->flags & CS_BE_GPU)
         printf("  --block-threads N, --device N       threads per block (256), GPU (0)\n"
                "  --streams N, --chunk SIZE           overlap copies and kernel over N streams\n"
-               COL "in chunks of SIZE (default 1 stream; 32MiB)\n");
+               COL "in chunks of SIZE (default 1 stream; size/16, 4-32MiB)\n");
     printf("  --energy auto|rapl|none             energy source (default auto)\n"
            "  --inject-fault corrupt              test hook: corrupt the output before verification\n"
            "  --help, --version\n");

@@ -146,8 +146,24 @@ static void test_chunked_vs_openssl(void)
     }
 }
 
+/* The default chunk: size/16 in whole MiB, between 4 and 32 MiB. */
+static void test_default_chunk(void)
+{
+    const size_t mib = (size_t)1 << 20;
+    CHECK(cs_chunk_default(0) == 4 * mib, "empty: the smallest chunk");
+    CHECK(cs_chunk_default(16) == 4 * mib, "16 bytes: the smallest chunk");
+    CHECK(cs_chunk_default(64 * mib) == 4 * mib, "64 MiB: 4 MiB (16 chunks)");
+    CHECK(cs_chunk_default(100 * mib) == 7 * mib, "100 MiB: 6.25 MiB up to 7 MiB");
+    CHECK(cs_chunk_default(256 * mib) == 16 * mib, "256 MiB: 16 MiB (16 chunks)");
+    CHECK(cs_chunk_default(256 * mib + 16) == 17 * mib, "256 MiB + pad: whole MiB");
+    CHECK(cs_chunk_default(1024 * mib) == 32 * mib, "1 GiB: 32 MiB");
+    CHECK(cs_chunk_default(64 * 1024 * mib) == 32 * mib, "64 GiB: the largest chunk");
+    CHECK(cs_chunk_count(256 * mib, cs_chunk_default(256 * mib)) == 16, "256 MiB: 16 chunks");
+}
+
 int main(void)
 {
+    test_default_chunk();
     test_plans();
     test_chunked_vs_openssl();
     printf("test_cuda_chunks: %d passed, %d failed\n", g_pass, g_fail);
