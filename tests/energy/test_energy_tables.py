@@ -170,6 +170,23 @@ def test_short_region_energy_is_marked_coarse() -> None:
     assert t.value("seq: mean W", "1MB") == pytest.approx(10.0 / 0.002)
 
 
+def test_energy_from_a_long_window_of_short_repetitions_is_not_coarse() -> None:
+    """aes-cuda's NVML windows: a 1 KiB repetition takes 50 us, its energy is that of a
+    window of >= 1 s of whole repetitions divided by their count (as an H100 gave it:
+    22100 repetitions in 1.1 s, NVML updating every 100 ms); no coarse footnote."""
+    ctx = context()
+    m = ctx.measurements
+    m.loc[m["point"] == SEQ_1.id, "t_total"] = 5e-5
+    m.loc[m["point"] == SEQ_1.id, "energy_window_s"] = 1.1
+    t = energy.build_energy_table(ctx)
+    assert t.value("seq: J per run", "1MB") == pytest.approx(10.0)
+    assert ("seq: J per run", "1MB") not in t.notes
+    # a window shorter than the threshold is as coarse as the repetition itself
+    m.loc[m["point"] == SEQ_1.id, "energy_window_s"] = 0.004
+    t = energy.build_energy_table(ctx)
+    assert t.notes[("seq: J per run", "1MB")] == energy.COARSE_ENERGY
+
+
 def test_tables_without_measurements_use_summary() -> None:
     ctx = context()
     ctx.measurements = None

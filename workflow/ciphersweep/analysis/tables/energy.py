@@ -159,7 +159,7 @@ def build_energy_table(ctx: Context) -> Table:
                 t.notes[key] = cells
             elif cells is not None and part in cells:
                 t.cells[key] = float(cells[part])
-                if _short(reps.get(p.id, [])):
+                if _short(reps.get(p.id, [])) and not _windowed(reps.get(p.id, [])):
                     t.notes[key] = COARSE_ENERGY
             else:
                 t.cells[key] = NA
@@ -197,6 +197,16 @@ def _short(reps: Sequence[Mapping[str, Any]]) -> bool:
     times = [float(r["t_total"]) for r in reps if not _missing(r.get("t_total"))]
     median = stats.central(times, "median")
     return median is not None and median < SHORT_REGION_S
+
+
+def _windowed(reps: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether every repetition's energy comes from a window of whole repetitions at
+    least :data:`SHORT_REGION_S` long (aes-cuda's NVML windows: J per repetition is the
+    window's energy over its repetitions, however short one repetition is)."""
+    windows = [r.get("energy_window_s") for r in reps]
+    return bool(windows) and all(
+        not _missing(w) and float(w) >= SHORT_REGION_S for w in windows
+    )
 
 
 BUILDERS = [
