@@ -123,6 +123,21 @@ def test_cuda_copy_is_a_stacked_bar_per_size(ctx: tables.Context) -> None:
     assert [t.get_text() for t in ax.get_xticklabels()] == [s for s, _ in SIZES]
 
 
+def test_cuda_copy_says_when_no_cuda_point_was_measured(tmp_path: Path) -> None:
+    """Every CUDA point failed (no GPU): the plot says so in the middle of its axes,
+    with no legend of empty bars, and lays out without a warning."""
+    cfg, pts, summary = _campaign()
+    summary.loc[summary["point"].str.startswith("cuda"), "status"] = "failed"
+    fig = parts.plot_cuda_copy(tables.Context(cfg, pts, summary))
+    (ax,) = fig.axes
+    (note,) = ax.texts
+    assert note.get_text().startswith("no CUDA point measured")
+    assert note.get_transform() == ax.transAxes and ax.get_legend() is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig.savefig(tmp_path / "cuda_copy.png")
+
+
 def test_energy_plot_says_when_nothing_was_measured(ctx: tables.Context) -> None:
     ax = parts.plot_energy(ctx).axes[0]
     assert any("no energy measured" in t.get_text() for t in ax.texts)

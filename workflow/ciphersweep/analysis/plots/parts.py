@@ -56,9 +56,17 @@ def plot_cuda_copy(ctx: Context) -> Any:
     ax.set_ylim(0, 112)
     ax.set_ylabel("share of the timed region (%)")
     ax.set_title(CAPTIONS["cuda_copy"][0])
-    if not cuda:
-        ax.text(0.5, 0.5, "no CUDA point measured", ha="center", va="center")
-    style.legend(ax, loc="lower right")
+    if cuda:
+        style.legend(ax, loc="lower right")
+    else:
+        ax.text(
+            0.5,
+            0.5,
+            "no CUDA point measured (reasons in failures.csv)",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
     return fig
 
 
