@@ -45,7 +45,7 @@ stage kernels "building the kernels (about 1-2 min)" build_kernels
 stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1-3 min)" \
   sh -c 'cd build/kernels && ctest --output-on-failure -j 2'
 stage lint "ruff (check and format) and snakefmt (seconds)" \
-  sh -c '.venv/bin/ruff check workflow tests && .venv/bin/ruff format --check workflow tests kernels/tests && .venv/bin/snakefmt --check Snakefile workflow/rules'
+  sh -c '.venv/bin/ruff check workflow tests kernels plugins && .venv/bin/ruff format --check workflow tests kernels plugins && .venv/bin/snakefmt --check Snakefile workflow/rules'
 # pytest reports as it goes: each test folder announces itself with what it does and
 # roughly how long it takes alone (tests/conftest.py). The tests run in
 # CIPHERSWEEP_TEST_WORKERS pytest-xdist processes (default 4; `--dist loadfile` keeps

@@ -56,7 +56,11 @@ def main() -> int:
     rows = []
     for cipher, row in IMPLS:
         impl = row.split("/")[0]
-        env = {"CIPHERSWEEP_DISABLE_IMPLS": "gcm-vaes"} if row.endswith("no-vaes") else None
+        env = (
+            {"CIPHERSWEEP_DISABLE_IMPLS": "gcm-vaes"}
+            if row.endswith("no-vaes")
+            else None
+        )
         if not available(seq, cipher, impl):
             rows.append((row, "n/a: not available on this CPU", "", "", ""))
             continue
@@ -73,10 +77,20 @@ def main() -> int:
             cells.append(f"{size / m_b / 1e6:7.1f}")
         rows.append((row, *cells))
     info = run([str(ossl), "--cipher", "aes-128-gcm", "--size", "16", "--reps", "1"])[0]
-    print(f"# AEAD throughput, one core ({' '.join(pin) or 'unpinned'}); {info['cpu_model']}, "
-          f"{info['openssl_version']}; cflags: {info['cflags']}")
-    print("# ratio = impl / OpenSSL EVP aes-128-gcm (medians of t_total; best = fastest reps)")
-    head = ("impl", "5 KiB: impl, ratio", "OpenSSL MB/s", "1 MiB: impl, ratio", "OpenSSL MB/s")
+    print(
+        f"# AEAD throughput, one core ({' '.join(pin) or 'unpinned'}); {info['cpu_model']}, "
+        f"{info['openssl_version']}; cflags: {info['cflags']}"
+    )
+    print(
+        "# ratio = impl / OpenSSL EVP aes-128-gcm (medians of t_total; best = fastest reps)"
+    )
+    head = (
+        "impl",
+        "5 KiB: impl, ratio",
+        "OpenSSL MB/s",
+        "1 MiB: impl, ratio",
+        "OpenSSL MB/s",
+    )
     print(f"{head[0]:<18} {head[1]:<44} {head[2]:>12} {head[3]:<44} {head[4]:>12}")
     for r in rows:
         print(f"{r[0]:<18} {r[1]:<44} {r[2]:>12} {r[3]:<44} {r[4]:>12}")

@@ -9,13 +9,14 @@ Usage: test_cpu_limits.py AES_CPU_LIMITS_BINARY
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 out = subprocess.run([sys.argv[1]], check=True, capture_output=True, text=True).stdout
 d = json.loads(out)
 fails = []
 if not 0.2 < d["clock_ghz"] < 10:
     fails.append(f"clock {d['clock_ghz']} GHz")
-cpu = open("/proc/cpuinfo").read().split()
+cpu = Path("/proc/cpuinfo").read_text().split()
 for flag, ipc, limit, width in (
     ("aes", "aesenc_xmm_ipc", "limit_aesni_bpc", 16),
     ("vaes", "vaesenc_ymm_ipc", "limit_vaes256_bpc", 32),
