@@ -198,7 +198,7 @@ void cs_cuda_after_rep(cs_run *r, cs_energy_reading *e, double *cpu_user, double
         window(r, c, 1, &c->win_total);
         c->windows_done = 1;
     }
-    char host[200] = "", gpu[256];
+    char host[200] = "", gpu[400];
     if (e->source && !isnan(e->joules))
         note_printf(host, sizeof host, "host %s energy (%s) in joules_pkg/core/dram", e->scope, e->source);
     else if (e->note[0])

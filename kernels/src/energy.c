@@ -342,7 +342,7 @@ void cs_energy_end(cs_energy *e, cs_energy_reading *out)
 
     double sum[3] = {0, 0, 0};
     int count[3] = {0, 0, 0}, bad[3] = {0, 0, 0};
-    char note[256];
+    char note[sizeof out->note];
     snprintf(note, sizeof note, "%s", e->note);
     for (int i = 0; i < e->ndomains; i++) {
         cs_energy_domain *d = &e->domain[i];

@@ -46,7 +46,7 @@ typedef struct {
     const char *source;     /* "rapl", "nvml", "likwid" or NULL */
     char scope[64];         /* e.g. "package+dram", "gpu" */
     int nodes;              /* nodes summed (MPI: one reader rank per node) */
-    char note[256];         /* reason when joules is NAN, or caveats */
+    char note[512];         /* reason when joules is NAN, or caveats */
 } cs_energy_reading;
 
 /* mode: "auto" | "rapl" | "none". Never fails the run: when no source is usable,

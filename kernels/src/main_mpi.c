@@ -197,7 +197,7 @@ static void mpi_after_rep(cs_run *r, cs_energy_reading *e, double *user, double 
         e->scope[0] = 0;
     }
     e->nodes = c->nodes;
-    char note[512];
+    char note[sizeof e->note + 160]; /* e->note, then the node-wide caveat: cut below */
     snprintf(note, sizeof note, "%s%snode-wide energy of %d node(s), one reader rank per node: "
              "meaningful only on exclusive nodes", e->note, e->note[0] ? "; " : "", c->nodes);
     note[sizeof e->note - 1] = 0;
