@@ -389,6 +389,27 @@ def test_tables_and_trend_plot(tmp_path: Path) -> None:
     assert b"%PDF" in paths[1].read_bytes()[:8]
 
 
+def test_one_run_gives_a_note_not_a_trend(tmp_path: Path) -> None:
+    """A campaign's first run has nothing to trend: the figure says so (and costs a
+    fraction of the panels' drawing); the second run draws the panels."""
+    one = _frame([(_run("r1", "t1", "aaaaaaaaaa"), [_cell("seq-a", 1.0, 0.9, 1.1)])])
+    fig = trends.plot(one)
+    assert fig.axes == []
+    assert any("a trend needs two" in t.get_text() for t in fig.texts)
+    paths = [tmp_path / f"t.{ext}" for ext in trends.FORMATS]
+    trends.write(one, paths)
+    assert paths[0].read_bytes()[:4] == b"\x89PNG"
+    empty = one.iloc[0:0]
+    assert any("no runs" in t.get_text() for t in trends.plot(empty).texts)
+    two = _frame(
+        [
+            (_run("r1", "t1", "aaaaaaaaaa"), [_cell("seq-a", 1.0, 0.9, 1.1)]),
+            (_run("r2", "t2", "bbbbbbbbbb"), [_cell("seq-a", 1.1, 1.0, 1.2)]),
+        ]
+    )
+    assert [ax.get_title() for ax in trends.plot(two).axes] == ["seq"]
+
+
 # ------------------------------------------------------------------ config
 
 

@@ -31,7 +31,8 @@ CAPTION = (
     "run kept in the history store, one panel per backend; x: the runs in order with "
     "the git revision they ran ('+': local changes; the build fingerprint below where the builds differ); error bars: the 95 % confidence "
     "interval. A colour per cell, a line style and marker per machine: runs on "
-    "different machines are separate series, never one line."
+    "different machines are separate series, never one line. Before the second run "
+    "the figure only says that a trend needs two."
 )
 LINESTYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v", "P")
@@ -114,25 +115,37 @@ def plot(frame: pd.DataFrame) -> Any:
     from matplotlib.figure import Figure
 
     backends = sorted(str(b) for b in frame["backend"].dropna().unique())
+    order = run_order(frame)
+    if not backends or not order:
+        return _note_figure(Figure, "no runs in the history store")
+    if len(order) < 2:  # nothing to trend yet: a note, not panels of lone points
+        return _note_figure(
+            Figure,
+            "one run in the history store: a trend needs two "
+            "(this run's cells: tables/history.csv)",
+        )
     n = max(1, len(backends))
     cols = min(n, 2)
     rows = math.ceil(n / cols)
     fig = Figure(figsize=(6.0 * cols, 3.8 * rows), dpi=110, layout="constrained")
-    order = run_order(frame)
     index = {rid: i for i, rid in enumerate(order)}
-    labels = run_labels(frame) if order else []
+    labels = run_labels(frame)
     for i in range(n):
         ax = fig.add_subplot(rows, cols, i + 1)
-        if not backends:
-            ax.text(0.5, 0.5, "no runs in the history store", ha="center")
-            ax.set_axis_off()
-            continue
         _panel(ax, frame[frame["backend"] == backends[i]], index, backends[i])
         ax.set_xticks(range(len(order)), labels, fontsize="small")
         ax.set_xlim(-0.5, max(len(order) - 0.5, 0.5))
         ax.set_xlabel("run (git revision)")
         ax.set_ylabel("time (s)")
     fig.suptitle(TITLE)
+    return fig
+
+
+def _note_figure(figure: Any, note: str) -> Any:
+    """A small figure that only says why there is no trend to draw."""
+    fig = figure(figsize=(6.0, 1.6), dpi=110)
+    fig.text(0.5, 0.62, TITLE, ha="center", va="center", fontsize="large")
+    fig.text(0.5, 0.32, note, ha="center", va="center")
     return fig
 
 
