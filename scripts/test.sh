@@ -55,7 +55,8 @@ stage lint "ruff (check and format) and snakefmt (seconds)" \
 # the other workers use the cores. CIPHERSWEEP_TEST_WORKERS=0 runs everything one
 # after another in this process.
 workers=${CIPHERSWEEP_TEST_WORKERS:-4}
-pytest=(.venv/bin/pytest -ra --dist loadfile --no-loadscope-reorder)
+# --durations: the slowest tests at the end of the log, where the time goes
+pytest=(.venv/bin/pytest -ra --durations=15 --dist loadfile --no-loadscope-reorder)
 if [ "$workers" = 0 ]; then
   echo "==> pytest in one process (about 45 min on 2 cores; the slowest parts say so when they start)"
   "${pytest[@]}" -n 0 tests "$@"
