@@ -138,6 +138,18 @@ def test_cuda_copy_says_when_no_cuda_point_was_measured(tmp_path: Path) -> None:
         fig.savefig(tmp_path / "cuda_copy.png")
 
 
+def test_cuda_copy_marks_an_unmeasured_part_n_a_not_zero() -> None:
+    """A CUDA point without its copy times (its record has none) gets no segment for
+    them and an "n/a" naming them above its bar, never a 0 % segment unexplained."""
+    cfg, pts, summary = _campaign()
+    first_cuda = summary.index[summary["point"].str.startswith("cuda")][0]
+    summary.loc[first_cuda, ["t_h2d_median", "t_d2h_median"]] = None
+    ax = parts.plot_cuda_copy(tables.Context(cfg, pts, summary)).axes[0]
+    notes = [t.get_text() for t in ax.texts if t.get_text().startswith("n/a")]
+    assert notes == ["n/a:\ncopy host-device\ncopy device-host"]
+    assert sum(b.patches[0].get_height() for b in ax.containers) == pytest.approx(40.0)
+
+
 def test_energy_plot_says_when_nothing_was_measured(ctx: tables.Context) -> None:
     ax = parts.plot_energy(ctx).axes[0]
     assert any("no energy measured" in t.get_text() for t in ax.texts)

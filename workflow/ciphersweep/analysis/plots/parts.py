@@ -28,14 +28,24 @@ def plot_cuda_copy(ctx: Context) -> Any:
     xs = list(range(len(cuda)))
     bottoms = [0.0] * len(cuda)
     stat = ctx.statistic
+    missing: list[list[str]] = [[] for _ in cuda]  # parts not measured, per bar
     for label, col, color in CUDA_PARTS:
         shares = []
-        for p, r in cuda:
+        for k, (p, r) in enumerate(cuda):
             total = style.num(r.get(f"t_total_{stat}"))
             part = style.num(r.get(f"{col}_{stat}"))
-            shares.append(100 * part / total if total and part is not None else 0.0)
+            if total and part is not None:
+                shares.append(100 * part / total)
+            else:  # no bar segment, and said so above the bar: never a 0 %
+                shares.append(0.0)
+                missing[k].append(label)
         ax.bar(xs, shares, bottom=bottoms, label=label, color=color)
         bottoms = [b + s for b, s in zip(bottoms, shares)]
+    for x, (b, gone) in enumerate(zip(bottoms, missing)):
+        if gone:
+            ax.annotate("n/a:\n" + "\n".join(gone), (x, b), xytext=(0, 3),
+                        textcoords="offset points", ha="center", va="bottom",
+                        fontsize="x-small")  # fmt: skip
     several = len({row_labels(ctx.points)[p.id] for p, _ in cuda}) > 1
     names = [
         p.input_name + (f"\n{row_labels(ctx.points)[p.id]}" if several else "")
