@@ -69,14 +69,7 @@ def plot_cuda_copy(ctx: Context) -> Any:
     if cuda:
         style.legend(ax, loc="lower right")
     else:
-        ax.text(
-            0.5,
-            0.5,
-            "no CUDA point measured (reasons in failures.csv)",
-            ha="center",
-            va="center",
-            transform=ax.transAxes,
-        )
+        style.nothing_drawn(ax, "no CUDA point measured (reasons in failures.csv)")
     return fig
 
 
@@ -107,12 +100,7 @@ def plot_energy(ctx: Context) -> Any:
         ax.grid(True, which="major", alpha=0.3)
         style.legend(ax)
     else:
-        ax.text(
-            0.5,
-            0.5,
-            "no energy measured (reasons in the energy table's notes)",
-            ha="center",
-            va="center",
-            transform=ax.transAxes,
+        style.nothing_drawn(
+            ax, "no energy measured (reasons in the energy table's notes)"
         )
     return fig

@@ -141,6 +141,12 @@ def size_axis(ax: Any, sizes: Sequence[str]) -> None:
     ax.set_xlabel("data size")
 
 
+def nothing_drawn(ax: Any, note: str) -> None:
+    """THE note of axes with nothing to draw: centred in the axes, whatever their data
+    limits (the reason, never an empty or zero-looking plot)."""
+    ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes)
+
+
 def legend(ax: Any, **kw: Any) -> None:
     """The axes' legend, laid out by :func:`ciphersweep.analysis.plots.legend.place`."""
     place(ax, "the tables", **kw)
