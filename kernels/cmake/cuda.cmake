@@ -71,7 +71,11 @@ set_target_properties(aes-cuda PROPERTIES
   RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
 target_include_directories(aes-cuda PRIVATE "${_cs_src}")
 target_compile_definitions(aes-cuda PRIVATE CS_CUDA_ARCHS="${_cs_arch_list}")
-target_compile_options(aes-cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+# The host code nvcc hands to the C++ compiler gets the C sources' warnings as errors
+# (CS_WARNINGS), and nvcc's own warnings are errors as well.
+set(CS_CUDA_WARNINGS --Werror all-warnings "-Xcompiler=-Wall,-Wextra,-Werror")
+target_compile_options(aes-cuda PRIVATE
+  "$<$<COMPILE_LANGUAGE:CUDA>:-lineinfo;${CS_CUDA_WARNINGS}>")
 target_link_libraries(aes-cuda PRIVATE cs_common cs_aes CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 
 # The copy limit the GPU benchmark compares end-to-end throughput with (kernels/bench).
@@ -80,6 +84,7 @@ set_target_properties(aes-cuda-copylimit PROPERTIES
   CUDA_ARCHITECTURES "${CS_CUDA_ARCHITECTURES}"
   CUDA_RUNTIME_LIBRARY Static
   RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}")
+target_compile_options(aes-cuda-copylimit PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${CS_CUDA_WARNINGS}>")
 target_link_libraries(aes-cuda-copylimit PRIVATE CUDA::cudart_static)
 
 find_path(CS_NVML_INCLUDE_DIR nvml.h HINTS ${CUDAToolkit_INCLUDE_DIRS}
