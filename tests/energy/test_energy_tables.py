@@ -182,6 +182,9 @@ def test_energy_from_a_long_window_of_short_repetitions_is_not_coarse() -> None:
     assert t.value("seq: J per run", "1MB") == pytest.approx(10.0)
     assert ("seq: J per run", "1MB") not in t.notes
     # a window shorter than the threshold is as coarse as the repetition itself
+    ctx = context()
+    m = ctx.measurements
+    m.loc[m["point"] == SEQ_1.id, "t_total"] = 5e-5
     m.loc[m["point"] == SEQ_1.id, "energy_window_s"] = 0.004
     t = energy.build_energy_table(ctx)
     assert t.notes[("seq: J per run", "1MB")] == energy.COARSE_ENERGY

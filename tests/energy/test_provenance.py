@@ -166,6 +166,31 @@ def test_provenance_rows_from_measurements() -> None:
     assert rows["GPU model"] == "none found"
 
 
+def test_provenance_rows_same_from_a_frame_and_from_dicts() -> None:
+    """A campaign's measurements hold a record per repetition (tens of thousands, each
+    with its own timestamp): the rows are read column by column, the same from the
+    tidy DataFrame as from the records, failed repetitions left out."""
+    recs = [
+        {
+            "status": "ok" if i % 7 else "failed",
+            "host": f"node{i % 3}",
+            "slurm_job_id": i // 100,
+            "joules": None if i == 5 else 1.0,
+            "energy_source": "rapl",
+            "timestamp": f"2026-01-01T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z",
+        }
+        for i in range(1, 20001)
+    ]
+    from_dicts = provenance_rows.provenance_rows(recs, {})
+    from_frame = provenance_rows.provenance_rows(pd.DataFrame(recs), {})
+    assert from_frame == from_dicts
+    rows = dict(from_frame)
+    assert rows["Hosts"] == "node1; node2; node0"
+    assert rows["First / last record"] == "2026-01-01T00:00:01Z / 2026-01-01T05:33:20Z"
+    assert rows["Slurm job ids"] == "0; 1; 2; 3; 4; 5; +195 more"
+    assert rows["Energy sources"].startswith("rapl; none for some points")
+
+
 @pytest.mark.parametrize("n", [1, 8])
 def test_provenance_rows_many_values(n: int) -> None:
     recs = [{"host": f"node{i}", "timestamp": "t"} for i in range(n)]

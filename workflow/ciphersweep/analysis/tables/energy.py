@@ -95,17 +95,16 @@ def cpu_util_cell(
     return v
 
 
+# The record fields the energy and CPU-utilisation cells read.
+_REP_FIELDS = ("joules", "t_total", "cpu_util", "energy_note", "energy_window_s")
+
+
 def _reps_by_point(ctx: Context) -> dict[str, list[dict[str, Any]]]:
     """Point id -> its repetition records, from the tidy measurements (or the summary)."""
-    out: dict[str, list[dict[str, Any]]] = {}
     meas = ctx.measurements
     if meas is not None and len(meas) and "point" in meas:
-        for rec in meas.to_dict("records"):
-            if rec.get("status", "ok") in ("ok", None) or _missing_text(
-                rec.get("status")
-            ):
-                out.setdefault(str(rec["point"]), []).append(rec)
-        return out
+        return ctx.ok_reps(_REP_FIELDS)
+    out: dict[str, list[dict[str, Any]]] = {}
     # no measurements: one pseudo-repetition from the summary's statistic
     stat = ctx.statistic
     for pid, row in ctx.by_point.items():

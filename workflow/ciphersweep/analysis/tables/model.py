@@ -108,6 +108,22 @@ class Table:
             self.cells[key] = float(v)
 
 
+def _ok_reps(
+    meas: pd.DataFrame | None, fields: tuple[str, ...]
+) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    if meas is None or not len(meas) or "point" not in meas:
+        return out
+    if "status" in meas:
+        status = meas["status"]
+        blank = status.astype(str).str.strip() == ""
+        meas = meas[status.isna() | (status == "ok") | blank]
+    cols = [f for f in fields if f in meas.columns]
+    for pid, rec in zip(meas["point"].astype(str), meas[cols].to_dict("records")):
+        out.setdefault(pid, []).append(rec)
+    return out
+
+
 @dataclass
 class Context:
     cfg: dict[str, Any]
@@ -125,6 +141,16 @@ class Context:
         self.row_of = row_labels(self.points)
         self.statistic = stats.statistic_of(self.cfg)
         self.target = stats.target_of(self.cfg)
+        self._reps: dict[tuple[str, ...], dict[str, list[dict[str, Any]]]] = {}
+
+    def ok_reps(self, fields: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
+        """Point id -> its repetitions whose status is ok (or none), each as a dict of
+        those of ``fields`` the measurements have; {} without measurements. Worked out
+        once per set of fields: a campaign has a record per repetition, often tens of
+        thousands, and several tables read them."""
+        if fields not in self._reps:
+            self._reps[fields] = _ok_reps(self.measurements, fields)
+        return self._reps[fields]
 
     @cached_property
     def baseline(self) -> dict[str, str]:

@@ -73,9 +73,8 @@ def _missing(v: Any) -> bool:
 _RANGE_ROWS = ("GPU SM clock [MHz]", "GPU memory clock [MHz]", "GPU temperature [°C]")
 
 
-def _range(recs: list[dict[str, Any]], fields: tuple[str, ...]) -> list[str]:
-    vals = [r.get(f) for r in recs for f in fields]
-    nums = [float(v) for v in vals if not _missing(v)]
+def _range(cols: Mapping[str, list[Any]], fields: tuple[str, ...]) -> list[str]:
+    nums = [float(v) for f in fields for v in cols.get(f, ()) if not _missing(v)]
     if not nums:
         return []
     lo, hi = min(nums), max(nums)
@@ -85,7 +84,8 @@ def _range(recs: list[dict[str, Any]], fields: tuple[str, ...]) -> list[str]:
 
 
 def _distinct(values: Iterable[Any]) -> list[str]:
-    out: list[str] = []
+    """The distinct non-empty texts of ``values``, in the order first seen."""
+    out: dict[str, None] = {}
     for v in values:
         if _missing(v):
             continue
@@ -94,9 +94,45 @@ def _distinct(values: Iterable[Any]) -> list[str]:
         ):  # pandas turns int columns with gaps into floats
             v = int(v)
         s = str(v).strip()
-        if s and s not in out:
-            out.append(s)
-    return out
+        if s:
+            out[s] = None
+    return list(out)
+
+
+# Every record field a row reads, and the two the selection of records needs.
+_FIELDS = tuple(
+    dict.fromkeys(
+        [f for _, fields, _ in PROVENANCE_ROWS for f in fields] + ["status", "joules"]
+    )
+)
+
+
+def _ok_columns(
+    records: Iterable[Mapping[str, Any]] | Any,
+) -> tuple[dict[str, list[Any]], int]:
+    """Field -> values of the records that count (status ok or none; all of them when
+    none is ok), column by column (a campaign has a record per repetition, often
+    tens of thousands; a field no record has is absent), and how many count."""
+    if hasattr(records, "columns"):
+        cols = {f: records[f].tolist() for f in _FIELDS if f in records.columns}
+        n = len(records)
+    else:
+        recs = [dict(r) for r in records]
+        fields = [f for f in _FIELDS if any(f in r for r in recs)]
+        cols = {f: [r.get(f) for r in recs] for f in fields}
+        n = len(recs)
+    status = cols.get("status", [None] * n)
+    keep = [s in ("ok", None) or _missing(s) for s in status]
+    if not any(keep):
+        return cols, n
+    return {f: [v for v, k in zip(vs, keep) if k] for f, vs in cols.items()}, sum(keep)
+
+
+def _some_missing(cols: Mapping[str, list[Any]], field: str, some: bool) -> bool:
+    """Whether a record that counts lacks ``field`` (``some``: there are records)."""
+    if field not in cols:
+        return some
+    return any(_missing(v) for v in cols[field])
 
 
 def provenance_rows(
@@ -112,24 +148,18 @@ def provenance_rows(
     Several distinct values are listed (at most ``max_values``, then "+N more");
     nothing known is shown as "unknown".
     """
-    if hasattr(records, "to_dict"):
-        recs = records.to_dict("records")
-    else:
-        recs = [dict(r) for r in records]
+    ok, counted = _ok_columns(records)
     facts = facts or {}
-    ok = [
-        r for r in recs if r.get("status") in ("ok", None) or _missing(r.get("status"))
-    ] or recs
     rows: list[tuple[str, str]] = []
     for label, rfields, fkeys in PROVENANCE_ROWS:
         if label == "First / last record":
-            ts = sorted(_distinct(r.get("timestamp") for r in ok))
+            ts = sorted(_distinct(ok.get("timestamp", ())))
             rows.append((label, f"{ts[0]} / {ts[-1]}" if ts else "unknown"))
             continue
         vals: list[str] = _range(ok, rfields) if label in _RANGE_ROWS else []
-        for f in rfields if label not in _RANGE_ROWS else ():
-            vals += [v for v in _distinct(r.get(f) for r in ok) if v not in vals]
-        if label == "Energy sources" and any(_missing(r.get("joules")) for r in ok):
+        if label not in _RANGE_ROWS:
+            vals = _distinct(v for f in rfields for v in ok.get(f, ()))
+        if label == "Energy sources" and _some_missing(ok, "joules", counted > 0):
             some = "none for some points" if vals else "none"
             vals.append(f"{some} (see the energy table's notes)")
         if not vals and fkeys:
