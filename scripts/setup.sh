@@ -36,13 +36,24 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 py=${PYTHON:-python3}
+# The installer: uv (PyPI, pinned) where it can be had, about ten times faster than pip
+# at filling a fresh .venv from its cache; pip otherwise.
+UV_VERSION=0.13.9
+pip_install() { # pip_install ARG... (into .venv)
+  if [ -x .venv/bin/uv ]; then
+    .venv/bin/uv pip install -q --python .venv/bin/python "$@"
+  else
+    .venv/bin/pip install -q "$@"
+  fi
+}
 stamp=.venv/.requirements.sha
 want=$(sha256sum requirements.txt | cut -d' ' -f1)
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "setup: creating .venv (pinned requirements.txt)"
   "$py" -m venv .venv
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -r requirements.txt
+  .venv/bin/pip install -q --disable-pip-version-check "uv==$UV_VERSION" 2>/dev/null ||
+    echo "setup: uv $UV_VERSION not available; installing with pip"
+  pip_install -r requirements.txt
   echo "$want" > "$stamp"
 fi
 
@@ -53,7 +64,7 @@ pstamp=.venv/.logger-plugin.sha
 pwant=$(find "$plugin" -name '*.py' -o -name pyproject.toml | sort | xargs cat | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$pstamp" 2>/dev/null)" != "$pwant" ]; then
   echo "setup: installing the console plugin ($plugin)"
-  .venv/bin/pip install -q --no-deps "./$plugin"
+  pip_install --no-deps "./$plugin"
   rm -rf "$plugin/build" "$plugin"/*.egg-info
   echo "$pwant" >"$pstamp"
 fi

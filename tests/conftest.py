@@ -45,7 +45,7 @@ FOLDERS = {
     "and campaigns on them (about 20 min one after another, mostly waiting for the "
     "scheduler; its two modules each start a cluster of their own)",
     "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
-    "minutes the first time, cached in build/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
+    "minutes the first time, cached in ~/.cache/ciphersweep/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
 }
 _announced: set[str] = set()
 

@@ -2,9 +2,10 @@
 
 The image is built with the real recipe and provisioning script through
 ``containers/build-image.sh --builder mmdebstrap`` and kept in
-``build/images/cpu-<key>.sqfs``, where ``<key>`` hashes everything that goes into it
-(recipe, provisioning script and package list, build scripts, kernel sources). A later
-test run reuses it; a change to any of those builds a new one.
+``~/.cache/ciphersweep/images/cpu-<key>.sqfs`` (``imagetools.IMAGES``), where ``<key>``
+hashes everything that goes into it (recipe, provisioning script and package list, build
+scripts, kernel sources). A later test run, from this checkout or another, reuses it; a
+change to any of those builds a new one.
 """
 
 from __future__ import annotations

@@ -14,7 +14,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTAINERS = ROOT / "containers"
-IMAGES = ROOT / "build" / "images"
+# Built test images are kept per user, not per checkout: every clone on the machine
+# reuses an image whose key (below) it shares. CIPHERSWEEP_IMAGE_CACHE puts them elsewhere.
+IMAGES = Path(
+    os.environ.get("CIPHERSWEEP_IMAGE_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "ciphersweep"
+    / "images"
+)
+KEEP_IMAGES = 3  # the images of the last keys used (other checkouts, other commits)
 NATIVE = ROOT / "build" / "kernels"
 CPU_KERNELS = ["aes-seq", "aes-omp", "aes-mpi", "aes-openssl"]
 
@@ -59,7 +67,7 @@ def missing_prerequisites() -> str | None:
 
 def cached_cpu_image() -> Path:
     """The CPU image (SquashFS) built through the registry-free path, cached by key in
-    build/images (skips the calling test without the prerequisites)."""
+    :data:`IMAGES` (skips the calling test without the prerequisites)."""
     why = missing_prerequisites()
     if why:
         pytest.skip(why)
@@ -94,11 +102,17 @@ def cached_cpu_image() -> Path:
                 pytest.fail(
                     f"image build failed (rc {proc.returncode}); {log}:\n{tail}"
                 )
-            # older images of this recipe are stale now
-            for old in IMAGES.glob("cpu-*"):
-                if not old.name.startswith(f"cpu-{key}"):
-                    old.unlink(missing_ok=True)
+        os.utime(image)  # the most recently used
+        _drop_old_images()
     return image
+
+
+def _drop_old_images() -> None:
+    """Keep the :data:`KEEP_IMAGES` images used last (with their digest and log)."""
+    images = sorted(IMAGES.glob("cpu-*.sqfs"), key=lambda f: -f.stat().st_mtime)
+    for old in images[KEEP_IMAGES:]:
+        for f in (old, Path(f"{old}.sha256"), old.with_suffix(".log")):
+            f.unlink(missing_ok=True)
 
 
 def stage_image(image: Path, results: Path, recipe: str = "cpu") -> str:
