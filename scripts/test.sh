@@ -30,18 +30,26 @@ stage() { # stage NAME "WHAT (ABOUT)" COMMAND...
   [ "${CIPHERSWEEP_VERBOSE:-0}" != 0 ] || echo "done in $((SECONDS - t0)) s"
 }
 
-build_kernels() {
-  # NVIDIA's nvml.h (PyPI nvidia-nvml-dev, pinned in requirements.txt) lets the build check
-  # the NVML signatures aes-cuda uses, where the CUDA toolkit ships no NVML header.
-  local nvml_h
+# The kernels' cmake settings of the whole suite: the build stage and every build a test
+# campaign makes. NVIDIA's nvml.h (PyPI nvidia-nvml-dev, pinned in requirements.txt) lets
+# the build check the NVML signatures aes-cuda uses, where the CUDA toolkit ships no NVML
+# header; ccache (apt-test.txt) serves the builds the suite makes of the same sources
+# again. Neither changes a binary, a recorded flag or a build key.
+suite_cmake_args() {
+  local nvml_h args=${CIPHERSWEEP_CMAKE_ARGS:-}
   nvml_h=$(ls .venv/lib/python3*/site-packages/nvidia/cu*/include/nvml.h 2>/dev/null | head -n 1)
-  CIPHERSWEEP_CMAKE_ARGS="${CIPHERSWEEP_CMAKE_ARGS:-}${nvml_h:+ -DCS_NVML_INCLUDE_DIR=$(dirname "$nvml_h")}" \
-    scripts/build-kernels.sh build/kernels
+  [ -z "$nvml_h" ] || args+=" -DCS_NVML_INCLUDE_DIR=$(dirname "$nvml_h")"
+  if command -v ccache >/dev/null; then
+    args+=" -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"
+  fi
+  echo "${args# }"
 }
 
 stage setup "setup: system packages and .venv (minutes on a fresh machine, else seconds)" \
   scripts/setup.sh test
-stage kernels "building the kernels (about 1-2 min)" build_kernels
+CIPHERSWEEP_CMAKE_ARGS=$(suite_cmake_args)
+export CIPHERSWEEP_CMAKE_ARGS
+stage kernels "building the kernels (about 1-2 min)" scripts/build-kernels.sh build/kernels
 stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1-3 min)" \
   sh -c 'cd build/kernels && ctest --output-on-failure -j 2'
 stage lint "ruff (check and format) and snakefmt (seconds)" \
