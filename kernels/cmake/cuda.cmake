@@ -41,10 +41,12 @@ set_target_properties(test_cuda_nvml PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAK
 add_test(NAME cuda_nvml_energy_bookkeeping COMMAND test_cuda_nvml)
 
 # ---- aes-cuda ----
-include(CheckLanguage)
-check_language(CUDA)
 option(CS_WITH_CUDA "Build aes-cuda when a CUDA compiler is found" ON)
-if(NOT CMAKE_CUDA_COMPILER OR NOT CS_WITH_CUDA)
+if(CS_WITH_CUDA)  # (OFF: no CUDA compiler is even looked for, a quicker configure)
+  include(CheckLanguage)
+  check_language(CUDA)
+endif()
+if(NOT CS_WITH_CUDA OR NOT CMAKE_CUDA_COMPILER)
   message(STATUS "aes-cuda: not built (no CUDA compiler found or CS_WITH_CUDA=OFF)")
   return()
 endif()

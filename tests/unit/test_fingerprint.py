@@ -244,7 +244,8 @@ def test_removed_flag_does_not_live_on_in_the_cmake_cache(tmp_path: Path) -> Non
     script = str(ROOT / "scripts" / "build-kernels.sh")
     bdir = tmp_path / "build" / "k"
     env = dict(os.environ, CIPHERSWEEP_BUILD_TARGETS="aes-cpu-limits")
-    env.pop("CIPHERSWEEP_CMAKE_ARGS", None)
+    # no CUDA compiler looked for: a configure of seconds, not tens of them
+    env["CIPHERSWEEP_CMAKE_ARGS"] = "-DCS_WITH_CUDA=OFF"
 
     def run(*args: str) -> None:
         proc = subprocess.run(
@@ -273,7 +274,8 @@ def test_a_build_tree_moved_elsewhere_is_configured_afresh(tmp_path: Path) -> No
     that tree afresh instead of failing the build."""
     script = str(ROOT / "scripts" / "build-kernels.sh")
     env = dict(os.environ, CIPHERSWEEP_BUILD_TARGETS="aes-cpu-limits")
-    env.pop("CIPHERSWEEP_CMAKE_ARGS", None)
+    # no CUDA compiler looked for: a configure of seconds, not tens of them
+    env["CIPHERSWEEP_CMAKE_ARGS"] = "-DCS_WITH_CUDA=OFF"
     first, moved = tmp_path / "a" / "k", tmp_path / "b" / "k"
 
     def build(bdir: Path) -> subprocess.CompletedProcess[str]:

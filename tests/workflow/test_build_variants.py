@@ -19,7 +19,7 @@ def test_variant_campaign_builds_and_labels_each_variant(tmp_path: Path) -> None
         backends={"seq": {"impls": ["ttable"]}},
         build={
             "dir": "build/k",
-            "cmake_args": ["-DCS_WITH_LIKWID=OFF"],
+            "cmake_args": ["-DCS_WITH_LIKWID=OFF", "-DCS_WITH_CUDA=OFF"],
             "variants": [
                 {"name": "O1", "cflags": "-O1"},
                 {"name": "O2-native", "cflags": "-O2 -march=native"},

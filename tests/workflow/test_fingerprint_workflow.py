@@ -43,6 +43,12 @@ def _fingerprints(workdir: Path, campaign: str, pid: str) -> list[dict]:
     return [json.loads(line)["fingerprint"] for line in raw.read_text().splitlines()]
 
 
+# The builds of these campaigns: a build tree of their own, no CUDA compiler looked for
+# (no CUDA point; a quicker configure), and any other cmake arguments of a test.
+def _build(*cmake_args: str) -> dict:
+    return {"dir": "build/k", "cmake_args": ["-DCS_WITH_CUDA=OFF", *cmake_args]}
+
+
 def _key(workdir: Path) -> str:
     return json.loads((workdir / "build" / "k" / "build-info.json").read_text())[
         "build_key"
@@ -52,14 +58,14 @@ def _key(workdir: Path) -> str:
 def test_build_changes_remeasure_in_the_same_run(tmp_path: Path) -> None:
     seq = {"seq": {"impls": ["ttable"]}}
     both = {**seq, "openssl": {"ciphers": ["aes-128-ctr"]}}
-    a = _cfg("a", seq, build={"dir": "build/k"})
+    a = _cfg("a", seq, build=_build())
     _run(tmp_path, a)
     first = _key(tmp_path)
     assert first.startswith("sha256:")
     assert {f["build_key"] for f in _fingerprints(tmp_path, "a", SEQ)} == {first}
 
     # another campaign, other backends, the same build tree
-    _run(tmp_path, _cfg("b", both, build={"dir": "build/k"}))
+    _run(tmp_path, _cfg("b", both, build=_build()))
     plan = _run(tmp_path, a, "-n")
     assert "build_kernels" not in plan, plan[-3000:]
     summary = tmp_path / "results" / "a" / "measurements.csv"
@@ -68,7 +74,7 @@ def test_build_changes_remeasure_in_the_same_run(tmp_path: Path) -> None:
     assert summary.stat().st_mtime_ns != before
 
     # other flags: rebuilt, and the point measured again in this run
-    o1 = _cfg("a", seq, build={"dir": "build/k", "cmake_args": ["-DCMAKE_C_FLAGS=-O1"]})
+    o1 = _cfg("a", seq, build=_build("-DCMAKE_C_FLAGS=-O1"))
     _run(tmp_path, o1)
     second = _key(tmp_path)
     assert second != first
