@@ -26,6 +26,10 @@ def _campaign() -> dict:
     )
 
 
+# The campaign up to its gathered summary: the records are what these tests read.
+SUMMARY = "results/user/summary.csv"
+
+
 def _raw(workdir: Path) -> Path:
     (raw,) = (workdir / "results" / "user" / "raw").glob("pycryptodome-*.jsonl")
     return raw
@@ -40,7 +44,7 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     msg = tmp_path / "msg.bin"
     first, second = os.urandom(4096), os.urandom(4096)
     msg.write_bytes(first)
-    proc = run_snakemake(tmp_path, _campaign())
+    proc = run_snakemake(tmp_path, _campaign(), SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert _digests(tmp_path) == {hashlib.sha256(first).hexdigest()}
     raw_time = _raw(tmp_path).stat().st_mtime
@@ -48,9 +52,9 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     # the same size, other bytes, a time an hour before the records were written
     msg.write_bytes(second)
     os.utime(msg, (raw_time - 3600, raw_time - 3600))
-    plan = run_snakemake(tmp_path, _campaign(), "-n")
+    plan = run_snakemake(tmp_path, _campaign(), SUMMARY, "-n")
     assert plan.returncode == 0 and "rule bench" in plan.stdout, plan.stdout[-3000:]
-    proc = run_snakemake(tmp_path, _campaign())
+    proc = run_snakemake(tmp_path, _campaign(), SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert _digests(tmp_path) == {hashlib.sha256(second).hexdigest()}
 
@@ -59,12 +63,12 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     third = os.urandom(4096)
     msg.write_bytes(third)
     os.utime(msg, ns=(kept.st_atime_ns, kept.st_mtime_ns))
-    proc = run_snakemake(tmp_path, _campaign())
+    proc = run_snakemake(tmp_path, _campaign(), SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert _digests(tmp_path) == {hashlib.sha256(third).hexdigest()}
 
     # nothing changed since: nothing runs again
-    again = run_snakemake(tmp_path, _campaign(), "-n")
+    again = run_snakemake(tmp_path, _campaign(), SUMMARY, "-n")
     assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout
 
 
@@ -76,7 +80,7 @@ def test_generated_input_replaced_with_its_time_kept_is_measured_again(
     again in the same run, on the bytes now there, and say so in their records; before,
     the `.sha256` beside it was trusted for its newer time and nothing ran."""
     cfg = {**_campaign(), "sizes": ["4KiB"], "inputs": []}
-    proc = run_snakemake(tmp_path, cfg)
+    proc = run_snakemake(tmp_path, cfg, SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     data = tmp_path / "results" / "user" / "inputs" / "4KiB.bin"
     original = hashlib.sha256(data.read_bytes()).hexdigest()
@@ -86,14 +90,14 @@ def test_generated_input_replaced_with_its_time_kept_is_measured_again(
     other = os.urandom(kept.st_size)
     data.write_bytes(other)
     os.utime(data, ns=(kept.st_atime_ns, kept.st_mtime_ns))
-    plan = run_snakemake(tmp_path, cfg, "-n")
+    plan = run_snakemake(tmp_path, cfg, SUMMARY, "-n")
     assert plan.returncode == 0 and "rule bench" in plan.stdout, plan.stdout[-3000:]
-    proc = run_snakemake(tmp_path, cfg)
+    proc = run_snakemake(tmp_path, cfg, SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
     assert _digests(tmp_path) == {hashlib.sha256(other).hexdigest()}
     summary = (tmp_path / "results" / "user" / "summary.csv").read_text()
     assert "failed" not in summary, summary
 
     # nothing changed since: nothing runs again
-    again = run_snakemake(tmp_path, cfg, "-n")
+    again = run_snakemake(tmp_path, cfg, SUMMARY, "-n")
     assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout
