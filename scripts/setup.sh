@@ -41,7 +41,9 @@ py=${PYTHON:-python3}
 UV_VERSION=0.13.9
 pip_install() { # pip_install ARG... (into .venv)
   if [ -x .venv/bin/uv ]; then
-    .venv/bin/uv pip install -q --python .venv/bin/python "$@"
+    # (bytecode compiled now, as pip does: where PYTHONDONTWRITEBYTECODE is set, no
+    # process would ever write it, and each would compile every module it imports)
+    .venv/bin/uv pip install -q --compile-bytecode --python .venv/bin/python "$@"
   else
     .venv/bin/pip install -q "$@"
   fi

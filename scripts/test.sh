@@ -48,7 +48,9 @@ suite_cmake_args() {
 stage setup "setup: system packages and .venv (minutes on a fresh machine, else seconds)" \
   scripts/setup.sh test
 CIPHERSWEEP_CMAKE_ARGS=$(suite_cmake_args)
-export CIPHERSWEEP_CMAKE_ARGS
+# (paths under the checkout hashed as relative ones: another clone's build stage hits)
+CCACHE_BASEDIR=$PWD
+export CIPHERSWEEP_CMAKE_ARGS CCACHE_BASEDIR
 stage kernels "building the kernels (about 1-2 min)" scripts/build-kernels.sh build/kernels
 stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1-3 min)" \
   sh -c 'cd build/kernels && ctest --output-on-failure -j 2'

@@ -283,10 +283,14 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     claims = pd.read_csv(res / "compare" / "claims.csv").set_index("id")
     assert claims.loc["cuda-507-total", "verdict"] == "the paper contradicts itself"
     assert claims.loc["speedup-is-ts-over-tp-mpi32", "verdict"] == "consistent"
-    # 3 repetitions: the factor's interval may reach both sides of the stated 1 ±15%
+    # 3 repetitions: the factor's interval may reach both sides of the stated 1 ±15%,
+    # or be unbounded (a compute time's interval reaching 0, on a loaded machine)
     similar = claims.loc["omp-mpi8-similar", "verdict"]
-    assert similar in ("holds", "does not hold") or similar == (
-        "undecided: its interval reaches both sides of 1 ±15%"
+    assert similar in (
+        "holds",
+        "does not hold",
+        "undecided: its interval reaches both sides of 1 ±15%",
+        "not comparable: a deciding number has no finite interval (too few repetitions?)",
     ), similar
     ranks = pd.read_csv(res / "compare" / "ranks.csv")
     assert (ranks.cells >= 2).any()
