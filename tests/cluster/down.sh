@@ -85,9 +85,15 @@ if [ -f "$state/net" ]; then
   for ns in $(netns_list); do
     ip netns del "$ns" 2>/dev/null || { ip netns list | grep -qw "$ns" && { echo "cluster/down: could not remove netns $ns" >&2; rc=1; }; }
   done
+  # The kernel tears a deleted namespace down asynchronously, taking the host ends of
+  # its veth pairs with it: a link may vanish between `show` and `del`. Only one still
+  # there a few seconds later is a failure.
   for l in $(awk '$1 == "link" {print $2}' "$state/net" | tac); do
-    ip link show "$l" >/dev/null 2>&1 || continue
-    ip link del "$l" 2>/dev/null || { echo "cluster/down: could not remove link $l" >&2; rc=1; }
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+      ip link show "$l" >/dev/null 2>&1 || break
+      ip link del "$l" 2>/dev/null || sleep 0.5
+    done
+    ip link show "$l" >/dev/null 2>&1 && { echo "cluster/down: could not remove link $l" >&2; rc=1; }
   done
   for l in $(awk '$1 == "symlink" {print $2}' "$state/net"); do
     [ "$(readlink "$l" 2>/dev/null)" = "$state" ] && rm -f "$l"

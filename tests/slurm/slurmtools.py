@@ -111,7 +111,9 @@ class Cluster:
     def nodes(self) -> list[str]:
         return self.env["CS_NODES"].split()
 
-    def run(self, *cmd: str, timeout: float = 60, check: bool = True) -> str:
+    def run(self, *cmd: str, timeout: float = 180, check: bool = True) -> str:
+        """A Slurm client command against the cluster. The timeout only guards against
+        a hang: on a loaded machine a client may wait a while for its daemon."""
         p = subprocess.run(
             list(cmd),
             capture_output=True,

@@ -289,7 +289,7 @@ def campaign(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Camp
     t.start()
     t0 = time.monotonic()
     try:
-        proc = run_slurm(workdir, cfg, timeout=420)
+        proc = run_slurm(workdir, cfg, timeout=600)
     finally:
         stop.set()
         t.join(timeout=30)
@@ -466,7 +466,7 @@ def test_mpirun_launcher_under_snakemake(cluster: Cluster, tmp_path: Path) -> No
         backends={"mpi": {"impls": ["ttable"], "ranks": [2, 4]}},
         cluster={"mpi_launcher": "mpirun"},
     )
-    p = run_slurm(tmp_path, cfg, timeout=300)
+    p = run_slurm(tmp_path, cfg, timeout=600)
     assert p.returncode == 0, p.stdout[-4000:]
     recs = records(tmp_path / "results" / "mpirun" / "raw")
     assert len(recs) == 2
@@ -511,7 +511,7 @@ def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> 
     digest = stage_image(cpu_image, res)
 
     t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=300)
+    p = run_slurm(tmp_path, cfg, timeout=600)
     assert p.returncode == 0, p.stdout[-4000:]
     assert "rule build_image" not in p.stdout, "the cached image was rebuilt"
     recs = records(res / "raw")
@@ -565,7 +565,7 @@ def test_33_ranks_rejected_by_config_validation(
         backends={"mpi": {"impls": ["ttable"], "ranks": [33]}},
     )
     t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=120)
+    p = run_slurm(tmp_path, cfg, timeout=600)
     assert p.returncode != 0
     assert "max_ranks" in p.stdout and "33" in p.stdout, p.stdout[-2000:]
     assert time.monotonic() - t0 < 60
@@ -587,7 +587,7 @@ def test_33_ranks_refused_by_the_cluster_not_a_hang(
         cluster={"cores_per_node": 64, "max_ranks": 64},
     )
     t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=240)
+    p = run_slurm(tmp_path, cfg, timeout=600)
     took = time.monotonic() - t0
     assert p.returncode != 0, p.stdout[-3000:]
     assert "SLURM sbatch failed" in p.stdout, p.stdout[-3000:]
@@ -704,7 +704,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
     # points carry the real binary's digest (the wrapper execs it), which the plan
     # compares with the binary on disk
     os.replace(kbin / "aes-openssl.real", kbin / "aes-openssl")
-    again = run_slurm(tmp_path, cfg, timeout=300)
+    again = run_slurm(tmp_path, cfg, timeout=600)
     assert again.returncode == 0, again.stdout[-4000:]
     after = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
     assert len(after) == 6, sorted(after)
@@ -743,7 +743,7 @@ def test_a_failed_allocation_keeps_every_raw_file(
     wrapper = kbin / "aes-openssl"
     os.replace(wrapper, kbin / "aes-openssl.hold")
     shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
-    first = run_slurm(tmp_path, cfg, timeout=300)
+    first = run_slurm(tmp_path, cfg, timeout=600)
     assert first.returncode == 0, first.stdout[-4000:]
     before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
     assert len(before) == 3, sorted(before)
@@ -828,7 +828,7 @@ def test_no_accounting_cluster_status_does_not_hang(
             warmup=0,
             backends={"seq": {"impls": ["ttable"]}},
         )
-        p = run_slurm(tmp_path / "wd", cfg, timeout=180)
+        p = run_slurm(tmp_path / "wd", cfg, timeout=600)
         assert p.returncode == 0, p.stdout[-3000:]
         recs = records(tmp_path / "wd" / "results" / "noacct" / "raw")
         assert [r[0]["status"] for r in recs.values()] == ["ok"]
