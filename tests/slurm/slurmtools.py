@@ -194,11 +194,6 @@ def slurm_env() -> dict[str, str]:
     if CURRENT.get("SLURM_CONF"):
         env["SLURM_CONF"] = CURRENT["SLURM_CONF"]
     env.setdefault("USER", "root")
-    # The test nodes declare more CPUs than the machine has: their Open MPI ranks (under
-    # srun, or mpirun inside an allocation) do not know they share the cores, and by
-    # default spin while they wait, taking the cores from the ranks they wait for and
-    # from everything else. Open MPI's setting for oversubscribed nodes: yield instead.
-    env.setdefault("OMPI_MCA_mpi_yield_when_idle", "1")
     for k in list(env):  # a test run inside a Slurm job must not leak its allocation
         if k.startswith(("SLURM_JOB", "SLURM_STEP", "SBATCH_", "SRUN_")):
             env.pop(k)
