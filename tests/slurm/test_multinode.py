@@ -106,10 +106,21 @@ def steps_of(cluster: Cluster, jid: str) -> list[dict[str, str]]:
 # BTL (core dumps show mca_btl_tcp calling a NULL handler from opal_progress inside
 # PMPI_Init) while its peers print "Open MPI failed to TCP connect to a peer MPI
 # process ... Operation now in progress (115)", Open MPI's TCP wire-up under overload
-# (open-mpi/ompi#10734, #11508). Seen in about one run of this module in four. The
-# product records such a point as failed and measures it again when the same command
-# runs again; run_measured does exactly that, once, and only for that crash.
-OMPI_TCP_CRASH = ("Segmentation fault", "Open MPI failed to TCP connect to a peer")
+# (open-mpi/ompi#10734, #11508). Seen in about one run of this module in four. When the
+# rank dies before it has made its shared-memory segment, its peers on the same node
+# report that instead ("A system call failed during shared memory initialization ...
+# open(2) ... No such file or directory"; seen once). The product records such a point
+# as failed and measures it again when the same command runs again; run_measured does
+# exactly that, once, and only for that crash.
+OMPI_INIT_CRASHES = (
+    ("Segmentation fault", "Open MPI failed to TCP connect to a peer"),
+    ("Segmentation fault", "A system call failed during shared memory initialization"),
+)
+
+
+def ompi_init_crash(log: str) -> bool:
+    """Whether a point's log shows the Open MPI crash in MPI_Init described above."""
+    return any(all(s in log for s in crash) for crash in OMPI_INIT_CRASHES)
 
 
 def run_measured(
@@ -126,7 +137,7 @@ def run_measured(
     if (
         first.returncode != 0
         or not failed
-        or not all(all(s in log for s in OMPI_TCP_CRASH) for log in logs.values())
+        or not all(ompi_init_crash(log) for log in logs.values())
     ):
         return first, recs
     print(f"[slurm] Open MPI crashed in MPI_Init at {sorted(failed)}: running again")
