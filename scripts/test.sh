@@ -60,8 +60,8 @@ stage lint "ruff (check and format) and snakefmt (seconds)" \
 # roughly how long it takes alone (tests/conftest.py). The tests run in
 # CIPHERSWEEP_TEST_WORKERS pytest-xdist processes (default 4; `--dist loadfile` keeps
 # each module, with its own test cluster or campaign run, in one worker, and the
-# longest modules start first, tests/conftest.py): the two Slurm modules, each with a
-# private cluster of its own, spend most of their time waiting for the scheduler while
+# longest modules start first, tests/conftest.py): the five Slurm modules, each with a
+# private cluster of its own, spend much of their time waiting for the scheduler while
 # the other workers use the cores. CIPHERSWEEP_TEST_WORKERS=0 runs everything one
 # after another in this process.
 workers=${CIPHERSWEEP_TEST_WORKERS:-4}

@@ -43,7 +43,7 @@ FOLDERS = {
     "headless Chromium (about 10 min)",
     "slurm": "private Slurm clusters (munge, slurmctld, slurmd, slurmdbd with MariaDB) "
     "and campaigns on them (about 20 min one after another, mostly waiting for the "
-    "scheduler; its two modules each start a cluster of their own)",
+    "scheduler; each of its five modules starts a cluster of its own)",
     "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
     "minutes the first time, cached in ~/.cache/ciphersweep/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
 }
@@ -66,8 +66,11 @@ def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
 # that the modules queued second are the shortest: whatever waits behind a long module
 # waits as long. A run in one process keeps pytest's own order.
 MODULE_SECONDS = {
-    "tests/slurm/test_slurm_cluster.py": 700,
-    "tests/slurm/test_multinode.py": 480,
+    "tests/slurm/test_multinode.py": 330,
+    "tests/slurm/test_slurm_cluster.py": 310,
+    "tests/slurm/test_slurm_launchers.py": 240,
+    "tests/slurm/test_slurm_recovery.py": 250,
+    "tests/slurm/test_multinode_node_loss.py": 150,
     "tests/workflow/test_workflow.py": 210,
     "tests/workflow/test_fingerprint_workflow.py": 175,
     "tests/containers/test_container_campaign.py": 150,

@@ -4,26 +4,23 @@ machine: MPI at 8, 16 and 32 ranks on 1, 2 and 4 nodes).
 tests/cluster/up.sh --nodes 4 puts every slurmd in a network + UTS + mount namespace
 of its own, so MPI ranks on different nodes talk over TCP across a bridge; Open MPI's
 interface settings come from the campaign's ``cluster.mpi_network`` through the launch
-module. One cluster serves the module; the test that kills a node runs last.
+module. One cluster serves the module; the test that kills a node has a cluster of its
+own (test_multinode_node_loss.py).
 """
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from multinodetools import CPUS, NODES, expand_nodes, pousa_config
 from slurmtools import (
-    CLUSTER_DIR,
-    KERNELS,
     ROOT,
     Cluster,
     cluster_fixture,
@@ -33,59 +30,12 @@ from slurmtools import (
     submitted_jobs,
 )
 
-NODES = 4
-CPUS = 8
-
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     yield from cluster_fixture(
         tmp_path_factory, "--nodes", str(NODES), "--cpus", str(CPUS)
     )
-
-
-def expand_nodes(nodelist: str) -> list[str]:
-    """node[1-3],node5 -> [node1, node2, node3, node5] (Slurm's compressed lists)."""
-    out: list[str] = []
-    for prefix, rng, single in re.findall(r"(\w+?)\[([\d,-]+)\]|(\w+)", nodelist):
-        if single:
-            out.append(single)
-            continue
-        for part in rng.split(","):
-            lo, _, hi = part.partition("-")
-            out += [f"{prefix}{i}" for i in range(int(lo), int(hi or lo) + 1)]
-    return out
-
-
-def pousa_config(
-    c: Cluster, campaign: str, ranks: tuple[int, ...] = (8, 16, 32), **over: Any
-) -> dict[str, Any]:
-    """config/campaigns/pousa2011.yaml cut down for a 2-core machine: its smallest
-    size, one repetition, its sequential baseline and MPI points (8, 16, 32 ranks)
-    only, no energy probe."""
-    cfg = yaml.safe_load((ROOT / "config" / "campaigns" / "pousa2011.yaml").read_text())
-    study = cfg["backends"]
-    cfg.update(
-        campaign=campaign,
-        sizes=cfg["sizes"][:1],
-        reps=1,
-        warmup=0,
-        backends={"seq": study["seq"], "mpi": {**study["mpi"], "ranks": list(ranks)}},
-    )
-    cfg["platform"] = {"container": {"runtime": "none"}, "energy": "none"}
-    cfg["build"] = {"dir": str(KERNELS)}
-    cfg["cluster"] = {
-        **cfg["cluster"],
-        "cores_per_node": CPUS,
-        "gpus_per_node": 0,
-        "mpi_network": c.env["CS_SUBNET"],
-    }
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(cfg.get(k), dict):
-            cfg[k] = {**cfg[k], **v}
-        else:
-            cfg[k] = v
-    return cfg
 
 
 def job_rows(cluster: Cluster, ids: set[str]) -> dict[str, dict[str, str]]:
@@ -315,187 +265,3 @@ def test_charliecloud_campaign_on_many_nodes(cluster: Cluster, tmp_path: Path) -
 
 
 # ------------------------------------------------------------------ a node dies
-
-BLOCKING_KERNEL = r"""
-/* The first benchmark run of aes-seq claims the hold directory, writes the name of the
-   node it runs on and waits until the test releases it (after killing that node);
-   every other run goes straight on. Then it runs the real kernel. */
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-int main(int argc, char **argv) {
-  int bench = 0;
-  for (int i = 1; i < argc; i++) bench |= strcmp(argv[i], "--json") == 0;
-  if (bench && mkdir(HOLD "/claimed", 0755) == 0) {
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    FILE *f = fopen(HOLD "/claimed/host.tmp", "w");
-    if (!f) return 99;
-    fprintf(f, "%s\n", host);
-    fclose(f);
-    rename(HOLD "/claimed/host.tmp", HOLD "/claimed/host");
-    while (access(HOLD "/release", F_OK) != 0) usleep(100000);
-  }
-  argv[0] = REAL;
-  execv(REAL, argv);
-  perror(REAL);
-  return 127;
-}
-"""
-
-
-def blocking_kernels(tmp: Path, hold: Path) -> Path:
-    """A kernel directory whose aes-seq (a small program in front of the real one)
-    blocks, once, until released."""
-    kdir = tmp / "kernels"
-    kdir.mkdir()
-    hold.mkdir()
-    for k in KERNELS.glob("aes-*"):
-        if k.is_file() and k.name != "aes-seq":
-            shutil.copy2(k, kdir / k.name)
-    src = tmp / "blocking.c"
-    src.write_text(BLOCKING_KERNEL)
-    subprocess.run(
-        [
-            "cc",
-            "-O1",
-            f'-DHOLD="{hold}"',
-            f'-DREAL="{KERNELS / "aes-seq"}"',
-            "-o",
-            str(kdir / "aes-seq"),
-            str(src),
-        ],
-        check=True,
-    )
-    return kdir
-
-
-def kill_node_when_claimed(
-    cluster: Cluster, hold: Path, killed: list[str], stop: threading.Event
-) -> None:
-    """Kills the node the held sequential point runs on, then releases the hold (always:
-    an error here must not leave the point blocked) and starts requeued jobs at once.
-    ``killed`` gets the node and kill-node.sh's output, or the error."""
-    host = hold / "claimed" / "host"
-    while not stop.is_set() and not host.exists():
-        stop.wait(0.2)
-    if stop.is_set():
-        return
-    node = host.read_text().strip()
-    killed.append(node)
-    try:
-        out = subprocess.run(
-            [str(CLUSTER_DIR / "kill-node.sh"), str(cluster.state), node],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        killed.append(out.stdout + out.stderr)
-    except (OSError, subprocess.SubprocessError) as e:  # the assertion on killed[1]
-        killed.append(f"kill-node.sh: {e!r}")
-    finally:
-        (hold / "release").touch()
-    release_requeued(cluster, stop)
-
-
-def release_requeued(cluster: Cluster, stop: threading.Event) -> None:
-    """Slurm holds a job it requeued after a node failure until a begin time two
-    minutes on; an administrator may start it at once (`scontrol update StartTime=now`),
-    which is what this does, so the test does not sit out the hold. The job is still
-    Slurm's requeued job: the same id, a second run, accounted as such."""
-    while not stop.is_set():
-        try:
-            rows = cluster.run("squeue", "-h", "-t", "PD", "-o", "%i %r", check=False)
-            for line in rows.splitlines():
-                jid, _, reason = line.partition(" ")
-                if reason.strip() == "BeginTime":
-                    cluster.run(
-                        "scontrol",
-                        "update",
-                        f"jobid={jid}",
-                        "StartTime=now",
-                        check=False,
-                    )
-        except subprocess.TimeoutExpired:  # a slow controller: ask again
-            pass
-        stop.wait(1.0)
-
-
-def test_node_dies_mid_campaign_and_drained_node_is_never_used(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    """node4 is drained before submission; the node running the sequential point dies
-    while the point runs (its processes killed, its link down). Slurm requeues the job
-    (or Snakemake resubmits it) and it completes on a remaining node: every point is
-    measured once, nothing is lost, no job ever ran on node4 or, after its death, on the
-    dead node, and the failure shows in the job's record in Slurm and in the logs."""
-    kernels_or_skip("seq", "mpi")
-    cluster.run(
-        "scontrol", "update", "nodename=node4", "state=drain", "reason=maintenance"
-    )
-    hold = tmp_path / "hold"
-    (tmp_path / "wd").mkdir()  # build.dir lies in the campaign's directory
-    cfg = pousa_config(
-        cluster,
-        "pousa-fail",
-        ranks=(8, 16),
-        sizes=["1KiB", "512KiB"],
-        build={"dir": str(blocking_kernels(tmp_path / "wd", hold))},
-        cluster={"pack": False},
-    )
-    killed: list[str] = []
-    stop = threading.Event()
-    t = threading.Thread(
-        target=kill_node_when_claimed, args=(cluster, hold, killed, stop)
-    )
-    t.start()
-    t0 = time.monotonic()
-    try:
-        p = run_slurm(tmp_path / "wd", cfg, timeout=720)
-    finally:
-        stop.set()
-        t.join(timeout=60)
-    took = time.monotonic() - t0
-    assert killed, "no sequential point was seen running"
-    dead = killed[0]
-    assert "killed" in killed[1], killed[1]
-    assert p.returncode == 0, p.stdout[-5000:]
-    recs = records(tmp_path / "wd" / "results" / "pousa-fail" / "raw")
-    assert len(recs) == 6, sorted(recs)
-    for point, rs in recs.items():
-        assert len(rs) == 1 and rs[0]["status"] == "ok", (point, rs)
-        nodes = expand_nodes(rs[0]["slurm_nodelist"])
-        assert "node4" not in nodes, (point, nodes)
-    # the dying job: ran again (requeued or resubmitted) and finished elsewhere
-    claimed = [
-        p
-        for p, rs in recs.items()
-        if p.startswith("seq-") and dead not in rs[0]["slurm_nodelist"]
-    ]
-    assert claimed, (dead, recs)
-    mine = set(submitted_jobs(p.stdout))
-    # -D: every run of a requeued job, not only its last one
-    runs = [r for r in cluster.sacct("-X", "-D") if r["JobID"] in mine]
-    assert not [r for r in runs if "node4" in expand_nodes(r["NodeList"] or "x")], runs
-    lost = [r for r in runs if dead in expand_nodes(r["NodeList"] or "x")]
-    lost = [r for r in lost if r["State"] != "COMPLETED"]
-    assert lost, runs  # the run that died with its node, as Slurm accounts it
-    jid = lost[0]["JobID"]
-    again = [r for r in runs if r["JobID"] == jid and r["State"] == "COMPLETED"]
-    if again:  # requeued by Slurm: the same job ran again, elsewhere
-        assert dead not in expand_nodes(again[0]["NodeList"]), again
-        log = next((tmp_path / "wd" / ".snakemake" / "slurm_logs").rglob(f"{jid}.log"))
-        text = log.read_text()
-        # the job's log keeps the run on the dead node and the run that finished
-        assert f"Host: {dead}" in text, text[:3000]
-        assert f"Host: {again[0]['NodeList']}" in text, text[-3000:]
-    else:  # resubmitted by Snakemake
-        assert "Trying to restart job" in p.stdout, p.stdout[-3000:]
-    state = cluster.run("sinfo", "-h", "-n", dead, "-o", "%T").strip()
-    assert state.startswith("down"), state
-    print(
-        f"[slurm] {dead} died mid-campaign; job {jid}: {lost[0]['State']} on {dead}, "
-        f"then {'requeued' if again else 'resubmitted'}; campaign took {took:.0f} s"
-    )

@@ -5,17 +5,15 @@ slurmd with tests/cluster/up.sh (one node declaring 32 CPUs and one fake GPU, wi
 private configuration: the machine's /etc/slurm is never written) and stops them with
 tests/cluster/down.sh; the last test checks that nothing is left.
 It needs root on Debian 12 with the packages of scripts/apt-test.txt; without them the
-tests are skipped with the reason. All of the Slurm tests live in this one module so
-that one cluster serves them all.
+tests are skipped with the reason. The other single-node modules
+(test_slurm_launchers.py, test_slurm_recovery.py) start a cluster of their own, so that
+they run beside this one under pytest-xdist.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -28,7 +26,6 @@ import pytest
 from slurmtools import (
     CLUSTER_DIR,
     KERNELS,
-    ROOT,
     Cluster,
     cluster_fixture,
     daemon_pids,
@@ -43,7 +40,6 @@ from slurmtools import (
     start_cluster,
     submitted_jobs,
 )
-from support import default_signals
 
 
 @pytest.fixture(scope="module")
@@ -450,101 +446,6 @@ def test_packed_points_share_an_allocation_one_after_another(
         print(f"[slurm] allocation {jid}: {len(points)} points one after another")
 
 
-# ======================================================================== mpirun
-
-
-def test_mpirun_launcher_under_snakemake(cluster: Cluster, tmp_path: Path) -> None:
-    """cluster.mpi_launcher: mpirun works inside the job steps Snakemake starts, which
-    pass on only SLURM_JOB_ID: the allocation is read back from scontrol, so mpirun
-    starts all ranks (2 and 4) of the point in its allocation."""
-    kernels_or_skip("seq", "mpi")
-    cfg = default_config(
-        campaign="mpirun",
-        sizes=["1KiB"],
-        reps=1,
-        warmup=0,
-        backends={"mpi": {"impls": ["ttable"], "ranks": [2, 4]}},
-        cluster={"mpi_launcher": "mpirun"},
-    )
-    p = run_slurm(tmp_path, cfg, timeout=600)
-    assert p.returncode == 0, p.stdout[-4000:]
-    recs = records(tmp_path / "results" / "mpirun" / "raw")
-    assert len(recs) == 2
-    for point, rs in recs.items():
-        r = rs[0]
-        assert r["status"] == "ok", (point, r.get("reason"))
-        assert r["launch_line"].startswith(f"mpirun -np {r['ranks']} "), r[
-            "launch_line"
-        ]
-        assert r["slurm_job_id"] in submitted_jobs(p.stdout)
-        assert r["slurm_nodelist"] == cluster.node
-
-
-# ======================================================================== containers
-
-
-def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> None:
-    """platform.container.runtime: charliecloud through the Slurm profile: every point
-    runs in the cached CPU image with ch-run inside its Slurm job; MPI points put srun
-    --mpi=pmix on the host, in front of ch-run; records carry the image's digest."""
-    sys.path.insert(0, str(ROOT / "tests" / "containers"))
-    from imagetools import cached_cpu_image, stage_image
-
-    cpu_image = cached_cpu_image()
-    cfg = default_config(
-        campaign="slurmch",
-        sizes=["1KiB"],
-        reps=1,
-        warmup=0,
-        backends={
-            "seq": {"impls": ["ttable"]},
-            "mpi": {"impls": ["ttable"], "ranks": [1, 2]},
-            "openssl": {"ciphers": ["aes-128-ctr"]},
-        },
-        platform={
-            "container": {"runtime": "charliecloud", "recipe": "cpu"},
-            "energy": "none",
-        },
-    )
-    res = tmp_path / "results" / "slurmch"
-    # hand the workflow the cached image (rule build_image does not run again)
-    digest = stage_image(cpu_image, res)
-
-    t0 = time.monotonic()
-    p = run_slurm(tmp_path, cfg, timeout=600)
-    assert p.returncode == 0, p.stdout[-4000:]
-    assert "rule build_image" not in p.stdout, "the cached image was rebuilt"
-    recs = records(res / "raw")
-    assert len(recs) == 4, sorted(recs)
-    ids = {str(r[0]["slurm_job_id"]) for r in recs.values()}
-    assert "None" not in ids, recs
-    cluster.wait_accounted(ids)
-    acct = {r["JobID"]: r for r in cluster.sacct("-X")}
-    submitted = set(submitted_jobs(p.stdout))
-    for point, rs in recs.items():
-        for r in rs:
-            assert r["status"] == "ok", (point, r.get("reason"))
-            assert r["runtime"] == "charliecloud", (point, r["runtime"])
-            assert r["image_digest"] == f"sha256:{digest}", (point, r["image_digest"])
-            line = r["launch_line"]
-            assert "ch-run" in line, (point, line)
-            jid = str(r["slurm_job_id"])
-            assert jid in submitted and jid in acct, (point, jid, submitted)
-            assert acct[jid]["State"] == "COMPLETED", (point, acct[jid])
-            assert r["slurm_nodelist"] == acct[jid]["NodeList"] == cluster.node
-            if r["backend"] == "mpi":
-                # the host launcher sits outside the container
-                assert line.startswith("srun --mpi=pmix "), (point, line)
-                assert line.index("srun --mpi=pmix") < line.index("ch-run"), line
-                steps = cluster.sacct("-j", jid)
-                ntasks = {x["NTasks"] for x in steps if "." in x["JobID"]}
-                assert str(r["ranks"]) in ntasks, (point, steps)
-    print(
-        f"[slurm] charliecloud campaign: {len(recs)} points in "
-        f"{len(ids)} Slurm job(s), {time.monotonic() - t0:.0f} s"
-    )
-
-
 # ======================================================================== refusals
 
 
@@ -594,193 +495,6 @@ def test_33_ranks_refused_by_the_cluster_not_a_hang(
     assert "--ntasks=33" in p.stdout
     msg = next(x for x in p.stdout.splitlines() if "sbatch failed" in x)
     print(f"[slurm] refused after {took:.0f} s: {msg.strip()}")
-
-
-# ======================================================================== resume
-
-
-def _held_kernels(tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A private copy of the kernels in which the openssl point of the 4KiB input waits
-    (creating ``started``, which names its Slurm job) until ``release`` exists: a point
-    known to be in progress, with no clock involved. Returns (kernel dir, started, release)."""
-    kbin = tmp_path / "kbin"
-    kbin.mkdir()
-    for name in ("aes-seq", "aes-openssl"):
-        shutil.copy(KERNELS / name, kbin / name)  # newer than the sources: up to date
-    started, release = tmp_path / "held.started", tmp_path / "held.release"
-    real = kbin / "aes-openssl.real"
-    os.replace(kbin / "aes-openssl", real)
-    wrapper = kbin / "aes-openssl"
-    wrapper.write_text(
-        "#!/bin/sh\n"
-        'case "$*" in *4KiB*)\n'
-        f"  echo \"$SLURM_JOB_ID\" > '{started}'\n"
-        f"  while [ ! -e '{release}' ]; do sleep 0.1; done;;\n"
-        "esac\n"
-        f"exec '{real}' \"$@\"\n"
-    )
-    wrapper.chmod(0o755)
-    st = real.stat()
-    os.utime(wrapper, ns=(st.st_atime_ns, st.st_mtime_ns))
-    return kbin, started, release
-
-
-def _started_in_background(cmd: list[str], cwd: Path, log: Path) -> subprocess.Popen:
-    """``snakemake --profile profiles/slurm`` left running (output to ``log``), in a
-    session of its own with the default signal dispositions, for a test to interrupt."""
-    with open(log, "w") as out, default_signals():
-        return subprocess.Popen(
-            cmd,
-            cwd=cwd,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env=slurm_env(),
-            start_new_session=True,
-        )
-
-
-def test_killed_snakemake_resumes_without_redoing_points(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    """Interrupt the snakemake process mid-campaign (SIGINT, as Ctrl-C does): it
-    cancels its queued and running Slurm jobs and stops; running it again submits only
-    what is missing, and points that had finished keep their raw files untouched.
-
-    Deterministic: one point blocks until the test releases it, the interrupt comes
-    once that point is running and the four points of the other two allocations have
-    finished, and Snakemake gets SIGINT's default disposition whatever the suite was
-    started with (nohup, a background job)."""
-    kernels_or_skip("seq", "openssl")
-    kbin, started, release = _held_kernels(tmp_path)
-    cfg = default_config(
-        campaign="resume",
-        sizes=["1KiB", "2KiB", "4KiB"],
-        reps=1,
-        warmup=0,
-        backends={
-            "seq": {"impls": ["ttable"]},
-            "openssl": {"ciphers": ["aes-128-ctr"]},
-        },
-        # the three allocations side by side on the node: the held one blocks no other
-        cluster={"pack_size": 2, "exclusive": False},
-    )
-    cfg["build"]["dir"] = str(kbin)
-    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
-    raw = tmp_path / "results" / "resume" / "raw"
-    cmd = snakemake_cmd(tmp_path, cfg)
-    p = _started_in_background(cmd, tmp_path, tmp_path / "first.out")
-    deadline = time.monotonic() + 300
-
-    def finished_bench_jobs() -> int:
-        # what Snakemake itself has registered, not only files on disk: outputs of jobs
-        # it still counts as running are removed when it is interrupted
-        return (tmp_path / "first.out").read_text().count("(Rule: bench)")
-
-    while not (started.exists() and finished_bench_jobs() >= 4):
-        if p.poll() is not None or time.monotonic() > deadline:
-            os.killpg(p.pid, signal.SIGKILL)
-            pytest.fail(
-                "the held point never ran beside four finished ones:\n"
-                + (tmp_path / "first.out").read_text()[-3000:]
-            )
-        time.sleep(0.2)
-    p.send_signal(signal.SIGINT)
-    p.wait(timeout=120)
-    first = (tmp_path / "first.out").read_text()
-    assert p.returncode != 0, first[-3000:]
-    done = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
-    assert held not in done and 4 <= len(done) <= 5, (sorted(done), first[-3000:])
-    first_jobs = set(submitted_jobs(first))
-    # snakemake cancelled what it had running or queued (a cancelled job leaves the
-    # queue once its processes are gone: after KillWait at the latest; this is a bound
-    # on waiting for that state, not a race)
-    deadline = time.monotonic() + 240
-    while any(j in cluster.run("squeue", "-h", "-o", "%i").split() for j in first_jobs):
-        assert time.monotonic() < deadline, "jobs of the killed run are still queued"
-        time.sleep(0.5)
-
-    release.touch()
-    # the real kernel back in place of the holding wrapper: the records of the finished
-    # points carry the real binary's digest (the wrapper execs it), which the plan
-    # compares with the binary on disk
-    os.replace(kbin / "aes-openssl.real", kbin / "aes-openssl")
-    again = run_slurm(tmp_path, cfg, timeout=600)
-    assert again.returncode == 0, again.stdout[-4000:]
-    after = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
-    assert len(after) == 6, sorted(after)
-    for name, mtime in done.items():
-        assert after[name] == mtime, f"{name} was redone"
-    second_jobs = submitted_jobs(again.stdout)
-    # only the allocation of the held point runs again
-    assert len(second_jobs) == 1, second_jobs
-    print(
-        f"[slurm] interrupted after {len(done)} of 6 points; rerun submitted "
-        f"{len(second_jobs)} job and left {len(done)} raw files untouched"
-    )
-
-
-def test_a_failed_allocation_keeps_every_raw_file(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    """An allocation of packed points cancelled while it re-measures them (scancel, a
-    preemption, a node lost) loses no raw file: the point in progress gets its previous
-    file back, the points not yet started keep theirs, and the points that finished
-    keep their new ones. (Without keep-incomplete in the profile, Snakemake's main
-    process found no backup of its own for the group's outputs and removed all of
-    them "since they might be corrupted".)"""
-    kernels_or_skip("seq", "openssl")
-    kbin, started, release = _held_kernels(tmp_path)
-    cfg = default_config(
-        campaign="keep",
-        sizes=["1KiB", "2KiB", "4KiB"],
-        reps=1,
-        warmup=0,
-        backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
-        cluster={"pack_size": 3, "exclusive": False},  # the three points: one group
-    )
-    cfg["build"]["dir"] = str(kbin)
-    raw = tmp_path / "results" / "keep" / "raw"
-    wrapper = kbin / "aes-openssl"
-    os.replace(wrapper, kbin / "aes-openssl.hold")
-    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
-    first = run_slurm(tmp_path, cfg, timeout=600)
-    assert first.returncode == 0, first.stdout[-4000:]
-    before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
-    assert len(before) == 3, sorted(before)
-    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
-
-    cmd = snakemake_cmd(tmp_path, cfg, "--forcerun", "bench", "--retries", "0")
-    p = _started_in_background(cmd, tmp_path, tmp_path / "second.out")
-    deadline = time.monotonic() + 300
-    while not (started.exists() and started.read_text().strip()):
-        if p.poll() is not None or time.monotonic() > deadline:
-            os.killpg(p.pid, signal.SIGKILL)
-            pytest.fail(
-                "the held point never ran:\n"
-                + (tmp_path / "second.out").read_text()[-3000:]
-            )
-        time.sleep(0.2)
-    jid = started.read_text().strip()
-    cluster.run("scancel", jid)
-    p.wait(timeout=240)
-    second = (tmp_path / "second.out").read_text()
-    assert p.returncode != 0, second[-3000:]  # the cancelled allocation failed
-    release.touch()
-    after = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
-    assert sorted(after) == sorted(before), (sorted(after), second[-3000:])
-    assert "Removing output files of failed job bench" not in second, second[-3000:]
-    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
-    assert after[held] == before[held], "the interrupted point lost its previous file"
-    for name, data in after.items():
-        # untouched, or re-measured in the cancelled allocation before the held point
-        recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
-        assert recs, name
-        assert data == before[name] or str(recs[0].get("slurm_job_id")) == jid, name
-    print(
-        f"[slurm] allocation {jid} cancelled mid-group: "
-        f"{sum(after[n] == before[n] for n in after)} of 3 raw files as before, "
-        f"none removed"
-    )
 
 
 # ======================================================================== tear-down
