@@ -14,9 +14,8 @@ from typing import Any
 
 import fastjsonschema
 import jsonschema
-import yaml
 
-from ciphersweep.core import paths
+from ciphersweep.core import paths, yamlfile
 
 RECORD_SCHEMA = paths.SCHEMAS / "record.schema.yaml"
 
@@ -28,7 +27,7 @@ FIRST = "first"
 @lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:
     with open(RECORD_SCHEMA) as fh:
-        return yaml.safe_load(fh)
+        return yamlfile.safe_load(fh)
 
 
 @lru_cache(maxsize=1)

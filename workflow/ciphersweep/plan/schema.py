@@ -9,9 +9,8 @@ from functools import lru_cache
 from typing import Any
 
 import jsonschema
-import yaml
 
-from ciphersweep.core import paths
+from ciphersweep.core import paths, yamlfile
 
 SCHEMA_PATH = paths.SCHEMAS / "config.schema.yaml"
 
@@ -37,7 +36,7 @@ _Validator = jsonschema.validators.extend(
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
     with open(SCHEMA_PATH) as fh:
-        return yaml.safe_load(fh)
+        return yamlfile.safe_load(fh)
 
 
 def _path_str(path: list[Any] | tuple[Any, ...]) -> str:

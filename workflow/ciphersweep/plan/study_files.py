@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from ciphersweep.core import yamlfile
 from ciphersweep.plan.catalogue import (
     CLAIM_KINDS,
     MEASURES,
@@ -103,7 +104,7 @@ def load_claims(path: str | Path) -> list[dict[str, Any]]:
     """A study's stated findings (ValueError names the claim and key)."""
     name = Path(path).name
     try:
-        data = yaml.safe_load(Path(path).read_text()) or {}
+        data = yamlfile.safe_load(Path(path).read_text()) or {}
     except yaml.YAMLError as exc:
         raise ValueError(f"{name}: not YAML ({exc.__class__.__name__})") from None
     claims = data.get("claims") if isinstance(data, dict) else None
