@@ -12,6 +12,7 @@ from slurmtools import KERNELS, ROOT, Cluster
 
 NODES = 4
 CPUS = 8
+FOUR_NODES = ("--nodes", str(NODES), "--cpus", str(CPUS))  # up.sh arguments
 
 
 def expand_nodes(nodelist: str) -> list[str]:

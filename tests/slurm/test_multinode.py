@@ -14,28 +14,21 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from multinodetools import CPUS, NODES, expand_nodes, pousa_config
+from multinodetools import CPUS, FOUR_NODES, NODES, expand_nodes, pousa_config
 from slurmtools import (
     ROOT,
     Cluster,
-    cluster_fixture,
     kernels_or_skip,
     records,
     run_slurm,
     submitted_jobs,
 )
 
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from cluster_fixture(
-        tmp_path_factory, "--nodes", str(NODES), "--cpus", str(CPUS)
-    )
+# four 8-CPU nodes (the cluster fixture: tests/slurm/conftest.py)
+CLUSTER_SHAPE = FOUR_NODES
 
 
 def job_rows(cluster: Cluster, ids: set[str]) -> dict[str, dict[str, str]]:

@@ -1,5 +1,5 @@
 """A node lost mid-campaign, on a private cluster of four 8-CPU nodes of this module's
-own (tests/cluster/up.sh --nodes 4, as in test_multinode.py): the killed node's point is
+own (the ``cluster`` fixture of tests/slurm/conftest.py, as in test_multinode.py): the killed node's point is
 requeued and measured elsewhere, and the drained node is never used again.
 """
 
@@ -9,28 +9,21 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from multinodetools import CPUS, NODES, expand_nodes, pousa_config
+from multinodetools import FOUR_NODES, expand_nodes, pousa_config
 from slurmtools import (
     CLUSTER_DIR,
     KERNELS,
     Cluster,
-    cluster_fixture,
     kernels_or_skip,
     records,
     run_slurm,
     submitted_jobs,
 )
 
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from cluster_fixture(
-        tmp_path_factory, "--nodes", str(NODES), "--cpus", str(CPUS)
-    )
+# four 8-CPU nodes (the cluster fixture: tests/slurm/conftest.py)
+CLUSTER_SHAPE = FOUR_NODES
 
 
 BLOCKING_KERNEL = r"""

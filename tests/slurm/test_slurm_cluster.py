@@ -1,6 +1,6 @@
 """The Slurm profile end to end, on a private single-node Slurm 22.05 cluster.
 
-The module-scoped ``cluster`` fixture starts munge, MariaDB, slurmdbd, slurmctld and
+The module-scoped ``cluster`` fixture (tests/slurm/conftest.py) starts munge, MariaDB, slurmdbd, slurmctld and
 slurmd with tests/cluster/up.sh (one node declaring 32 CPUs and one fake GPU, with a
 private configuration: the machine's /etc/slurm is never written) and stops them with
 tests/cluster/down.sh; the last test checks that nothing is left.
@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,6 @@ from slurmtools import (
     CLUSTER_DIR,
     KERNELS,
     Cluster,
-    cluster_fixture,
     daemon_pids,
     default_config,
     etc_slurm_snapshot,
@@ -40,12 +38,6 @@ from slurmtools import (
     start_cluster,
     submitted_jobs,
 )
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from cluster_fixture(tmp_path_factory, "--nodes", "1", "--cpus", "32")
-
 
 # ======================================================================== the cluster
 

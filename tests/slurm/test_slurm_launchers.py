@@ -1,6 +1,5 @@
 """Launchers under the Slurm profile, on a private single-node Slurm 22.05 cluster of
-this module's own (the ``cluster`` fixture: tests/cluster/up.sh, as in
-test_slurm_cluster.py): cluster.mpi_launcher mpirun inside the job steps Snakemake
+this module's own (the ``cluster`` fixture of tests/slurm/conftest.py): cluster.mpi_launcher mpirun inside the job steps Snakemake
 starts, and Charliecloud's ch-run inside Slurm jobs, with srun in front of it for MPI.
 """
 
@@ -8,26 +7,17 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from slurmtools import (
     ROOT,
     Cluster,
-    cluster_fixture,
     default_config,
     kernels_or_skip,
     records,
     run_slurm,
     submitted_jobs,
 )
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from cluster_fixture(tmp_path_factory, "--nodes", "1", "--cpus", "32")
-
 
 # ======================================================================== mpirun
 

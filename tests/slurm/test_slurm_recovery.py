@@ -1,6 +1,5 @@
 """Interrupted campaigns under the Slurm profile, on a private single-node Slurm 22.05
-cluster of this module's own (the ``cluster`` fixture: tests/cluster/up.sh, as in
-test_slurm_cluster.py): a Snakemake killed mid-campaign resumes without redoing points,
+cluster of this module's own (the ``cluster`` fixture of tests/slurm/conftest.py): a Snakemake killed mid-campaign resumes without redoing points,
 and an allocation cancelled mid-group loses no raw file.
 """
 
@@ -12,14 +11,12 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from slurmtools import (
     KERNELS,
     Cluster,
-    cluster_fixture,
     default_config,
     kernels_or_skip,
     run_slurm,
@@ -28,12 +25,6 @@ from slurmtools import (
     submitted_jobs,
 )
 from support import default_signals
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    yield from cluster_fixture(tmp_path_factory, "--nodes", "1", "--cpus", "32")
-
 
 # ======================================================================== resume
 
