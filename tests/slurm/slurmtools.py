@@ -28,6 +28,24 @@ SNAKEMAKE = (
     str(VENV_BIN / "snakemake") if (VENV_BIN / "snakemake").exists() else "snakemake"
 )
 KERNELS = ROOT / "build" / "kernels"
+# The container tests' image helpers (tests/containers/imagetools.py): the Charliecloud
+# campaigns under Slurm run in the same cached CPU image
+sys.path.insert(0, str(ROOT / "tests" / "containers"))
+from imagetools import cached_cpu_image, stage_image
+
+# platform: of a campaign whose points run in that image with ch-run
+CHARLIECLOUD = {
+    "container": {"runtime": "charliecloud", "recipe": "cpu"},
+    "energy": "none",
+}
+
+
+def staged_cpu_image(results: Path) -> str:
+    """The cached CPU image (built on first use) handed to a campaign's results
+    directory, so that its build_image rule does not run; returns the image digest."""
+    return stage_image(cached_cpu_image(), results)
+
+
 DAEMONS = (
     "munged",
     "mariadbd",

@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from multinodetools import CPUS, FOUR_NODES, NODES, expand_nodes, pousa_config
 from slurmtools import (
-    ROOT,
+    CHARLIECLOUD,
     Cluster,
     kernels_or_skip,
     records,
     run_slurm,
+    staged_cpu_image,
     submitted_jobs,
 )
 
@@ -227,21 +227,9 @@ def test_charliecloud_campaign_on_many_nodes(cluster: Cluster, tmp_path: Path) -
     """platform.container.runtime: charliecloud on the multi-node cluster: a 16-rank
     point spans two nodes, srun sits outside ch-run on every node, and the image comes
     from the shared cache."""
-    sys.path.insert(0, str(ROOT / "tests" / "containers"))
-    from imagetools import cached_cpu_image, stage_image
-
-    cpu_image = cached_cpu_image()
-    cfg = pousa_config(
-        cluster,
-        "pousa-ch",
-        ranks=(16,),
-        platform={
-            "container": {"runtime": "charliecloud", "recipe": "cpu"},
-            "energy": "none",
-        },
-    )
+    cfg = pousa_config(cluster, "pousa-ch", ranks=(16,), platform=CHARLIECLOUD)
     res = tmp_path / "results" / "pousa-ch"
-    digest = stage_image(cpu_image, res)
+    digest = staged_cpu_image(res)
     t0 = time.monotonic()
     p, _ = run_measured(tmp_path, cfg, res, timeout=600)
     assert "rule build_image" not in p.stdout, "the cached image was rebuilt"

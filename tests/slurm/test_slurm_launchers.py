@@ -5,17 +5,17 @@ starts, and Charliecloud's ch-run inside Slurm jobs, with srun in front of it fo
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
 from slurmtools import (
-    ROOT,
+    CHARLIECLOUD,
     Cluster,
     default_config,
     kernels_or_skip,
     records,
     run_slurm,
+    staged_cpu_image,
     submitted_jobs,
 )
 
@@ -56,10 +56,6 @@ def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> 
     """platform.container.runtime: charliecloud through the Slurm profile: every point
     runs in the cached CPU image with ch-run inside its Slurm job; MPI points put srun
     --mpi=pmix on the host, in front of ch-run; records carry the image's digest."""
-    sys.path.insert(0, str(ROOT / "tests" / "containers"))
-    from imagetools import cached_cpu_image, stage_image
-
-    cpu_image = cached_cpu_image()
     cfg = default_config(
         campaign="slurmch",
         sizes=["1KiB"],
@@ -70,14 +66,10 @@ def test_charliecloud_campaign_under_slurm(cluster: Cluster, tmp_path: Path) -> 
             "mpi": {"impls": ["ttable"], "ranks": [1, 2]},
             "openssl": {"ciphers": ["aes-128-ctr"]},
         },
-        platform={
-            "container": {"runtime": "charliecloud", "recipe": "cpu"},
-            "energy": "none",
-        },
+        platform=CHARLIECLOUD,
     )
     res = tmp_path / "results" / "slurmch"
-    # hand the workflow the cached image (rule build_image does not run again)
-    digest = stage_image(cpu_image, res)
+    digest = staged_cpu_image(res)
 
     t0 = time.monotonic()
     p = run_slurm(tmp_path, cfg, timeout=600)
