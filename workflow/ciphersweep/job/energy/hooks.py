@@ -12,8 +12,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TextIO
 
-from ciphersweep.job.energy.likwid import check_likwid, merge_likwid, wrapper
+from ciphersweep.job.energy.likwid import merge_likwid, wrapper
 from ciphersweep.job.energy.likwid_csv import parse_likwid_csv
+from ciphersweep.job.energy.likwid_memo import checked
 from ciphersweep.job.energy.probe import annotate, probe
 from ciphersweep.job.energy.source import Probe, SourceCheck
 from ciphersweep.plan.sweep import Point
@@ -21,10 +22,11 @@ from ciphersweep.plan.sweep import Point
 
 @lru_cache(maxsize=64)
 def _cached_likwid_check(cores: tuple[int, ...], timeout: float) -> SourceCheck:
-    """likwid-perfctr's answer for a core (about 1 s to ask): asked once per core within
-    one workflow process (local runs execute all bench jobs in one process; under Slurm
-    every job is a process of its own and asks once)."""
-    return check_likwid(cores, timeout=timeout)
+    """likwid-perfctr's answer for a core (a second or more to ask): asked once per core
+    within one workflow process (local runs execute all bench jobs in one process; under
+    Slurm every job is a process of its own), and not at all while a lasting answer is
+    kept for this machine (likwid_memo)."""
+    return checked(cores, timeout)
 
 
 @lru_cache(maxsize=64)

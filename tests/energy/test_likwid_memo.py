@@ -1,0 +1,96 @@
+"""likwid's lasting verdicts kept across processes (job/energy/likwid_memo.py), with a
+likwid-perfctr stand-in that counts how often it is asked."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from ciphersweep.job.energy import likwid_memo
+
+# likwid-perfctr 5.2's output on a CPU it does not know (rc 1, the program never runs)
+UNSUPPORTED = (
+    "echo 'ERROR - [./src/perfmon.c:perfmon_init_maps:1427] Unsupported Processor' >&2\n"
+    "exit 1\n"
+)
+# a failure that may be gone next time
+BUSY = "echo 'ERROR - Counters are in use by another process' >&2\nexit 1\n"
+
+
+def stand_in(bindir: Path, body: str) -> Path:
+    """A likwid-perfctr on PATH that appends a line to ``asked`` beside it per call."""
+    bindir.mkdir(exist_ok=True)
+    exe = bindir / "likwid-perfctr"
+    exe.write_text(f"#!/bin/sh\necho x >> '{bindir / 'asked'}'\n{body}")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    return exe
+
+
+def asked(bindir: Path) -> int:
+    path = bindir / "asked"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+@pytest.fixture
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    bindir = tmp_path / "bin"
+    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return bindir
+
+
+def test_unsupported_cpu_is_asked_once_per_machine_state(machine: Path) -> None:
+    exe = stand_in(machine, UNSUPPORTED)
+    first = likwid_memo.checked([0, 1], 5.0)
+    again = likwid_memo.checked([0, 1], 5.0)
+    assert asked(machine) == 1
+    assert first.reason == again.reason
+    assert first.reason.startswith("likwid: unsupported CPU (Unsupported Processor)")
+    assert "kept_from" in again.detail and "kept_from" not in first.detail
+    # other cores: another question
+    likwid_memo.checked([1], 5.0)
+    assert asked(machine) == 2
+    # likwid replaced (another file identity): asked again
+    exe.write_text(exe.read_text() + "\n")
+    os.utime(exe, ns=(1, 1))
+    likwid_memo.checked([0, 1], 5.0)
+    assert asked(machine) == 3
+
+
+def test_passing_failures_are_asked_every_time(machine: Path) -> None:
+    stand_in(machine, BUSY)
+    for _ in range(2):
+        c = likwid_memo.checked([0], 5.0)
+        assert not c.ok and not c.reason.startswith(likwid_memo.LASTING)
+    assert asked(machine) == 2
+    assert not (likwid_memo.cache_dir()).exists() or not list(
+        likwid_memo.cache_dir().iterdir()
+    )
+
+
+def test_a_damaged_or_unwritable_cache_is_passed_over(
+    machine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in(machine, UNSUPPORTED)
+    likwid_memo.checked([0], 5.0)
+    (kept,) = likwid_memo.cache_dir().iterdir()
+    kept.write_text("{not json")
+    assert likwid_memo.checked([0], 5.0).reason.startswith("likwid: unsupported CPU")
+    assert asked(machine) == 2
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    assert likwid_memo.checked([0], 5.0).reason.startswith("likwid: unsupported CPU")
+    assert asked(machine) == 3
+
+
+def test_no_likwid_is_never_kept(
+    machine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(machine / "empty"))
+    assert likwid_memo.checked([0], 5.0).reason == (
+        "likwid: likwid-perfctr not installed"
+    )
+    assert not likwid_memo.cache_dir().exists()
