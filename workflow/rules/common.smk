@@ -2,7 +2,6 @@
 # ciphersweep package (workflow/ciphersweep). The config and the sweep are made at parse
 # time; build keys (a hash of the kernel sources) and the verdicts on the raw records
 # are made once, when a job's parameters first ask for them.
-import copy
 import functools
 import hashlib
 import os
@@ -12,7 +11,6 @@ from pathlib import Path
 import immutables
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
-from snakemake.utils import update_config
 
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
@@ -22,6 +20,7 @@ from ciphersweep.core import paths as cs_paths  # noqa: E402
 from ciphersweep.job import build as cs_build  # noqa: E402
 from ciphersweep.analysis import compare as cs_compare  # noqa: E402
 from ciphersweep.plan import config as cs_config  # noqa: E402
+from ciphersweep.plan import campaign_source as cs_source  # noqa: E402
 from ciphersweep.campaign import console as cs_console  # noqa: E402
 from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
 from ciphersweep.plan import fingerprint as cs_fp  # noqa: E402
@@ -38,20 +37,16 @@ from ciphersweep.plan import resources as cs_resources  # noqa: E402
 from ciphersweep.analysis.tables import registry as cs_registry  # noqa: E402
 from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 
-# The campaign: config/config.yaml, or a file given with --configfile, which describes
-# a whole campaign and replaces the default instead of being merged into it;
-# --config KEY=VALUE overrides single keys of either. The Snakefile has no configfile:
-# directive, so Snakemake's `config` holds exactly what the command line gave; it is
-# read, never changed.
+# The campaign: config/config.yaml, or the files given with --configfile, which
+# describe a whole campaign and replace the default instead of being merged into it;
+# --config KEY=VALUE overrides single keys of either (ciphersweep.plan.campaign_source).
+# The Snakefile has no configfile: directive, so Snakemake's `config` holds exactly
+# what the command line gave; it is read, never changed.
+CAMPAIGN_FILES = cs_source.campaign_files(sys.argv[1:])
 try:
-    if not workflow.overwrite_configfiles:
-        _campaign = cs_config.load_file("config/config.yaml")
-        update_config(_campaign, copy.deepcopy(config))
-    else:
-        for _f in workflow.overwrite_configfiles:
-            cs_config.load_file(_f)  # a key given twice: refused with file and line
-        _campaign = copy.deepcopy(config)
-    CFG = cs_config.validate(_campaign, root=PROJECT, workdir=Path.cwd())
+    CFG = cs_config.validate(
+        cs_source.campaign(config, CAMPAIGN_FILES), root=PROJECT, workdir=Path.cwd()
+    )
 except cs_config.ConfigError as exc:
     # one line naming the key and what is allowed; no traceback, no job started.
     # (Snakemake prints any exception raised while parsing, WorkflowError included,
@@ -367,7 +362,7 @@ REPORT = f"{RES}/report.html"
 
 def campaign_summary(ok):
     """Log the end-of-campaign summary (printed by the console plugin as it is)."""
-    command = cs_console.report_command(REPORT, workflow.overwrite_configfiles or ())
+    command = cs_console.report_command(REPORT, CAMPAIGN_FILES)
     lines = cs_console.summary_lines(RES, REPORT, command, ok=ok, cfg=CFG)
     logger.info("\n".join(lines), extra={"ciphersweep": "summary"})
 
