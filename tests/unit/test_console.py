@@ -8,18 +8,26 @@ import logging
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from ciphersweep.campaign import console
 from snakemake_interface_logger_plugins.common import LogEvent
 from snakemake_interface_logger_plugins.tests import MockOutputSettings
-from snakemake_logger_plugin_ciphersweep import LogHandler, Progress, clock
+from snakemake_logger_plugin_ciphersweep import (
+    LogHandler,
+    LogHandlerSettings,
+    Progress,
+    clock,
+)
 
 
-def _handler(**settings: bool) -> tuple[LogHandler, io.StringIO]:
+def _handler(progress: bool = True, **settings: bool) -> tuple[LogHandler, io.StringIO]:
+    """The console as profiles/local sets it up (``progress``) or as every other run
+    gets it (profiles/default)."""
     common = MockOutputSettings()
     common.printshellcmds = False
     for k, v in settings.items():
         setattr(common, k, v)
-    h = LogHandler(common_settings=common, settings=None)
+    h = LogHandler(common_settings=common, settings=LogHandlerSettings(progress))
     out = io.StringIO()
     h.stream = out
     return h, out
@@ -80,6 +88,28 @@ def test_verbose_is_snakemakes_output_without_noise() -> None:
     h.emit(r)
     assert out.getvalue() == "rule build:\n"
     assert r.input == ["f0", "f1", "f2", "... (44 more)"]
+
+
+def test_without_progress_it_is_snakemakes_output_but_errors_are_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    h, out = _handler(progress=False)
+    h.setFormatter(logging.Formatter("%(message)s"))
+    h.emit(_rec(None, msg="Building DAG of jobs..."))
+    report = (
+        'WorkflowError in file "/x/common.smk", line 53:\n'
+        "ciphersweep: invalid config: reps: 0 is too small (allowed: >= 1)\n"
+        '  File "/x/common.smk", line 53, in <module>'
+    )
+    h.emit(_rec(LogEvent.ERROR, logging.ERROR, report, exception="WorkflowError"))
+    other = "KeyError in file \"/x/common.smk\", line 9:\n'k'"
+    h.emit(_rec(LogEvent.ERROR, logging.ERROR, other, exception="KeyError"))
+    assert out.getvalue() == "Building DAG of jobs...\n"
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "ciphersweep: invalid config: reps: 0 is too small (allowed: >= 1)"
+    assert (
+        err[1:] == other.splitlines()
+    )  # not the workflow's own: as Snakemake words it
 
 
 def test_eta_and_clock() -> None:

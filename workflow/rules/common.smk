@@ -48,11 +48,9 @@ try:
         cs_source.campaign(config, CAMPAIGN_FILES), root=PROJECT, workdir=Path.cwd()
     )
 except cs_config.ConfigError as exc:
-    # one line naming the key and what is allowed; no traceback, no job started.
-    # (Snakemake prints any exception raised while parsing, WorkflowError included,
-    # with the frame lines of where it was raised; a user's mistake gets none.)
-    print(cs_config.format_error(exc), file=sys.stderr)
-    sys.exit(1)
+    # no job started; the console (profiles/default) shows the one line naming the key
+    # and what is allowed, without Snakemake's frame lines
+    raise WorkflowError(cs_config.format_error(exc)) from None
 
 CAMPAIGN = CFG["campaign"]
 RES = f"results/{CAMPAIGN}"
@@ -449,8 +447,7 @@ if workflow.is_main_process:
             local=workflow.local_exec,
         )
     except cs_config.ConfigError as exc:
-        print(cs_config.format_error(exc), file=sys.stderr)
-        sys.exit(1)
+        raise WorkflowError(cs_config.format_error(exc)) from None
 
 
 # The results history (workflow/rules/history.smk): its outputs, the gate, and what

@@ -12,12 +12,15 @@ the workflow words as one line is that line, without file and line frames); the
 workflow's own summary (a log record carrying ``ciphersweep="summary"``) is printed
 at the end.
 
-``--verbose``, ``--printshellcmds`` (``-p``), ``--debug-dag`` and dry runs give
-Snakemake's usual output instead (long input lists shortened, no ``Shell command:
-None`` lines).
+The progress line is asked for with ``--logger-ciphersweep-progress`` (the campaign
+profiles set it). Without it, and with ``--verbose``, ``--printshellcmds`` (``-p``),
+``--debug-dag`` or a dry run, the console is Snakemake's usual output (long input lists
+shortened, no ``Shell command: None`` lines), except that an error carrying the
+workflow's own one-line message is that line alone: a mistake in the campaign config
+reads the same with or without a profile.
 """
 
-from __future__ import annotations
+# (no `from __future__ import annotations`: Snakemake reads the settings field types)
 
 import json
 import logging
@@ -29,6 +32,7 @@ from typing import Any, TextIO
 
 from snakemake_interface_logger_plugins.base import LogHandlerBase
 from snakemake_interface_logger_plugins.common import LogEvent
+from snakemake_interface_logger_plugins.settings import LogHandlerSettingsBase
 
 BENCH_RULE = "bench"
 BAR_WIDTH = 20
@@ -163,13 +167,25 @@ def _describe(rule: str, wildcards: Any) -> str:
     return rule.replace("_", " ")
 
 
+@dataclass
+class LogHandlerSettings(LogHandlerSettingsBase):
+    """``--logger-ciphersweep-progress``: the progress line instead of Snakemake's
+    per-job output."""
+
+    progress: bool = field(
+        default=False,
+        metadata={"help": "a progress line and a short summary instead of every job"},
+    )
+
+
 class LogHandler(LogHandlerBase):
     """Progress line and short messages; Snakemake's usual output when verbose."""
 
     def __post_init__(self) -> None:
         cs = self.common_settings
         self.verbose = bool(
-            getattr(cs, "verbose", False)
+            not getattr(self.settings, "progress", False)
+            or getattr(cs, "verbose", False)
             or getattr(cs, "printshellcmds", False)
             or getattr(cs, "debug_dag", False)
             or getattr(cs, "dryrun", False)
@@ -354,6 +370,9 @@ class LogHandler(LogHandlerBase):
             if len(files) > MAX_LISTED_FILES:
                 record.input = files[:3] + [f"... ({len(files) - 3} more)"]
         text = self.format(record)
+        stream = self.stream
+        if getattr(record, "exception", None):  # an exception report: on stderr
+            text, stream = _own_message(text) or text, sys.stderr
         if text and text != "None":
-            self.stream.write(text + "\n")
-            self.stream.flush()
+            stream.write(text + "\n")
+            stream.flush()
