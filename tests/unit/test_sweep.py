@@ -109,18 +109,28 @@ def test_resources_from_the_point() -> None:
     )
 
 
-def test_packing_groups_small_points_of_one_shape() -> None:
+def test_packing_deals_small_points_of_one_shape_into_packs() -> None:
     cfg = base_config(sizes=[f"{k}KiB" for k in range(1, 41)])
     full = cs_config.validate(cfg, root=ROOT, workdir=ROOT)
     pts = sweep.expand(full)
     groups = resources.pack_groups(pts, full["cluster"])
     assert set(groups) == {p.id for p in pts}  # all small
-    comps = resources.group_components(groups, full["cluster"])
-    assert all(v == 32 for v in comps.values())
-    # one group per shape: seq/openssl/mpi-1 share r1-c1; omp c2; mpi r2
-    assert len(set(groups.values())) == 3
+    packs = resources.pack_members(groups)
+    # seq/openssl/mpi-1 share r1-c1 (120 points: 4 packs of 30); omp c2 and mpi r2
+    # (40 points each: 2 packs of 20)
+    sizes = sorted(len(m) for m in packs.values())
+    assert sizes == [20, 20, 20, 20, 30, 30, 30, 30]
+    assert all(len(m) <= 32 for m in packs.values())
+    for name, members in packs.items():
+        shapes = {resources.shape(p, full["cluster"]) for p in pts if p.id in members}
+        assert len(shapes) == 1 and name.startswith(f"pack-{shapes.pop()}-")
+    order = [p.id for p in pts]  # each pack is a run of the sweep order of its shape
+    for members in packs.values():
+        assert members == sorted(members, key=order.index)
     off = dict(full["cluster"], pack=False)
     assert resources.pack_groups(pts, off) == {}
+    alone = dict(full["cluster"], pack_size=1)  # a pack of one is no pack
+    assert resources.pack_groups(pts, alone) == {}
 
 
 def test_inject_fault_glob() -> None:

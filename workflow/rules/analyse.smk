@@ -15,7 +15,8 @@ localrules:
 
 rule gather:
     input:
-        [f"{RES}/raw/{pid}.jsonl" for pid in POINTS],
+        records=[f"{RES}/raw/{pid}.jsonl" for pid in POINTS],
+        packs=PACK_FILES,
     output:
         csv=report(
             update(f"{RES}/measurements.csv"),
@@ -42,7 +43,7 @@ rule gather:
         cs_console.write_step(
             output,
             cs_records.gather_files,
-            list(input),
+            list(input.records),
             POINT_LIST,
             output,
             log[0],

@@ -1,6 +1,6 @@
 # One job per benchmark point. Resources come from the point (ciphersweep.plan.sweep);
 # `bench=1` lets a profile keep benchmark jobs from overlapping; small points with the
-# same resource shape share a group (one allocation) when cluster.pack is on.
+# same resource shape share a pack (one allocation) when cluster.pack is on.
 
 
 rule bench:
@@ -42,3 +42,32 @@ rule bench:
         cs_runner.run_point(
             point, run_spec(point, input, output, log, params.attempt)
         )
+
+
+# A pack's points and the job that lists them are one connected group, so that Snakemake
+# runs the pack's pending points in one allocation (one group job). The list says which
+# points shared it.
+rule pack:
+    input:
+        lambda wildcards: [f"{RES}/raw/{pid}.jsonl" for pid in PACKS[wildcards.pack]],
+    output:
+        f"{RES}/packs/{{pack}}.txt",
+    log:
+        f"{RES}/logs/packs/{{pack}}.log",
+    wildcard_constraints:
+        pack="pack-[A-Za-z0-9-]+",
+    group:
+        lambda wildcards: wildcards.pack
+    resources:
+        nodes=pack_res("nodes"),
+        tasks=pack_res("tasks"),
+        cpus_per_task=pack_res("cpus_per_task"),
+        gpu=pack_res("gpu"),
+        runtime=pack_res("runtime"),
+        mem_mb=pack_res("mem_mb"),
+        slurm_extra=pack_res("slurm_extra"),
+        mpi=pack_res("mpi"),
+    params:
+        points=lambda wildcards: PACKS[wildcards.pack],
+    run:
+        cs_packs.write_members(output[0], params.points, log[0])

@@ -8,7 +8,6 @@ import os
 import sys
 from pathlib import Path
 
-import immutables
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
 
@@ -31,6 +30,7 @@ from ciphersweep.verdict import admission as cs_admission  # noqa: E402
 from ciphersweep.verdict import records as cs_records  # noqa: E402
 from ciphersweep.analysis import report as cs_report  # noqa: E402
 from ciphersweep.job import launch as cs_launch  # noqa: E402
+from ciphersweep.job import packs as cs_packs  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
 from ciphersweep.plan import resources as cs_resources  # noqa: E402
@@ -80,32 +80,27 @@ IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
 GIT_REV = cs_prov.git_revision(PROJECT)
 
-# Packed groups: points of one shape share allocations of up to cluster.pack_size
-# points (a --group-components given on the command line wins).
-PACK_COMPONENTS = cs_resources.group_components(GROUPS, CFG["cluster"])
-
-
-def _register_group(gid, components):
-    """Snakemake replaces workflow.group_settings after the Snakefile is parsed, so a
-    group's component count is registered while the DAG is built (by the group
-    functions below); a --group-components given on the command line wins."""
-    settings = workflow.group_settings
-    if gid is not None and gid not in settings.group_components:
-        settings.group_components = immutables.Map(
-            {**dict(settings.group_components), gid: components}
-        )
-    return gid
+# Packs: points of one shape share allocations of up to cluster.pack_size points. A
+# pack is a group joined by one job that needs all its points (the pack jobs of
+# bench.smk), the generated inputs a group joined by the inputs_made job (inputs.smk).
+# Each is one connected group, so Snakemake runs what is pending of it in one
+# allocation.
+PACKS = cs_resources.pack_members(GROUPS)
+PACK_FILES = [f"{RES}/packs/{name}.txt" for name in PACKS]
+if SIZES:
+    PACK_FILES.append(f"{RES}/packs/inputs.txt")
 
 
 def pack_group(wildcards):
     """Group of a bench job (None: not packed)."""
-    gid = GROUPS.get(wildcards.point)
-    return _register_group(gid, PACK_COMPONENTS[gid]) if gid else None
+    return GROUPS.get(wildcards.point)
 
 
-def inputs_group(wildcards):
-    """All generated inputs are made in one job (one allocation under Slurm)."""
-    return _register_group("inputs", max(1, len(SIZES)))
+def pack_res(name):
+    """A pack job's resources: those of its points' shape (Snakemake combines a group's
+    resources, and refuses string resources that differ), one minute, little memory."""
+    small = {"runtime": 1, "mem_mb": 100}
+    return lambda wildcards: small.get(name, RESOURCES[PACKS[wildcards.pack][0]][name])
 
 
 if workflow.is_main_process:

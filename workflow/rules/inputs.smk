@@ -13,7 +13,7 @@ rule gen_input:
     wildcard_constraints:
         size="|".join(SIZES) if SIZES else "NO_SIZES",
     group:
-        inputs_group
+        "inputs"
     resources:
         bench=1,
     params:
@@ -21,3 +21,23 @@ rule gen_input:
         seed=lambda wildcards: SEEDS[wildcards.size],
     run:
         cs_runner.gen_input(gen_spec(), output[0], params.nbytes, params.seed, log[0])
+
+
+# The generated inputs and this job are one connected group: one allocation makes them
+# all under Slurm.
+rule inputs_made:
+    input:
+        [f"{RES}/inputs/{size}.bin" for size in SIZES],
+    output:
+        f"{RES}/packs/inputs.txt",
+    log:
+        f"{RES}/logs/packs/inputs.log",
+    group:
+        "inputs"
+    resources:
+        runtime=1,
+        mem_mb=100,
+    params:
+        points=list(SIZES),
+    run:
+        cs_packs.write_members(output[0], params.points, log[0])

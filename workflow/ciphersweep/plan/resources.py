@@ -96,29 +96,38 @@ def shape(point: Point, cluster: dict[str, Any]) -> str:
 
 
 def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
-    """Point id -> group name for packing; points not packed are left out.
+    """Point id -> its pack, for the points packed.
 
-    Small points (estimated runtime <= cluster.pack_max_runtime minutes) with the same
-    resource shape get the same group name ``pack-<shape>``; Snakemake then splits each
-    group into allocations of at most cluster.pack_size points (its group components).
+    Small points (estimated runtime <= cluster.pack_max_runtime minutes) of one resource
+    shape are dealt, in sweep order, into ceil(n / cluster.pack_size) packs of nearly
+    equal size, named ``pack-<shape>-<k>``. A pack is a Snakemake group whose points
+    are joined by one job that needs them all (rule ``pack``): one connected group, so
+    its pending points share one allocation (a group job).
     """
     if not cluster.get("pack", False):
         return {}
     limit = int(cluster.get("pack_max_runtime", 10))
-    out: dict[str, str] = {}
-    for p in points:
-        if resources(p, cluster)["runtime"] > limit:
-            continue
-        out[p.id] = f"pack-{shape(p, cluster)}"
-    # A shape with one point gains nothing from a group, and a single job keeps the
-    # scheduler's own message when Slurm refuses it (Snakemake drops it for groups).
-    count: dict[str, int] = {}
-    for g in out.values():
-        count[g] = count.get(g, 0) + 1
-    return {pid: g for pid, g in out.items() if count[g] > 1}
-
-
-def group_components(groups: dict[str, str], cluster: dict[str, Any]) -> dict[str, int]:
-    """Group name -> points per allocation (Snakemake's --group-components)."""
     size = int(cluster.get("pack_size", 32))
-    return {g: size for g in sorted(set(groups.values()))}
+    by_shape: dict[str, list[str]] = {}
+    for p in points:
+        if resources(p, cluster)["runtime"] <= limit:
+            by_shape.setdefault(shape(p, cluster), []).append(p.id)
+    out: dict[str, str] = {}
+    for name, ids in by_shape.items():
+        n = math.ceil(len(ids) / size)
+        for k in range(n):
+            chunk = ids[k * len(ids) // n : (k + 1) * len(ids) // n]
+            # one point gains nothing from a group, and a single job keeps the
+            # scheduler's own message when Slurm refuses it (Snakemake drops it for
+            # groups)
+            if len(chunk) > 1:
+                out.update({pid: f"pack-{name}-{k + 1}" for pid in chunk})
+    return out
+
+
+def pack_members(groups: dict[str, str]) -> dict[str, list[str]]:
+    """Pack -> its point ids (in sweep order), from :func:`pack_groups`."""
+    members: dict[str, list[str]] = {}
+    for pid, pack in groups.items():
+        members.setdefault(pack, []).append(pid)
+    return members
