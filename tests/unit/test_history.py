@@ -299,6 +299,21 @@ def test_campaign_dir_as_a_run(tmp_path: Path) -> None:
     assert runs.from_campaign(d).run_id == run.run_id
 
 
+def test_two_appends_of_one_run_time_keep_their_order(tmp_path: Path) -> None:
+    """One campaign directory filed under two machine names within a second: both runs
+    have the same run time, and the later append comes later."""
+    d = _campaign_dir(tmp_path / "c")
+    path = tmp_path / "h.sqlite"
+    filed = []
+    for machine in ("fastbox", "twinbox"):
+        run = runs.from_campaign(d, machine=machine)
+        store.append(path, run.info, run.cells)
+        filed.append(run.run_id)
+    frame = store.read(path)
+    assert frame["run_time"].nunique() == 1
+    assert regress.run_order(frame) == filed
+
+
 def test_variant_from_point_id() -> None:
     assert runs.variant_of("seq-ttable-ctr-enc-1KiB-r1-t1-vO2") == "O2"
     assert runs.variant_of("cuda-gpu-lanes-ctr-enc-1KiB-r1-t1-g1-b256-s4-vO0") == "O0"

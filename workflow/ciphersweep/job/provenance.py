@@ -86,9 +86,11 @@ def run_text(
     return proc.stdout.strip() or None
 
 
-def utc_now() -> str:
-    """ISO 8601 UTC timestamp with a Z suffix (the records' format)."""
-    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+def utc_now(micro: bool = False) -> str:
+    """ISO 8601 UTC timestamp with a Z suffix (the records' format; ``micro``: with
+    microseconds, for orderings that two events in one second must not tie)."""
+    fmt = "%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ"
+    return _dt.datetime.now(_dt.UTC).strftime(fmt)
 
 
 def git_revision(repo: str | os.PathLike[str] | None = None) -> str | None:

@@ -163,6 +163,8 @@ def from_campaign(
     name = campaign or _campaign_of(meas, d)
     facts = _per_point(meas)
     now = provenance.utc_now()
+    # when appended: two appends within one second keep their order
+    appended = provenance.utc_now(micro=True)
     revs = [str(v) for v in table.get("git_rev", pd.Series()).dropna().unique()]
     info = {
         "run_id": run_id(name, machine, raw),
@@ -172,7 +174,7 @@ def from_campaign(
         "git_dirty": None if git_dirty is None else int(git_dirty),
         "statistic": statistic,
         "source": str(d),
-        "appended": now,
+        "appended": appended,
     }
     cells = [
         _cell(
