@@ -91,7 +91,10 @@ def kernel_timeout(
 
 def shape(point: Point, cluster: dict[str, Any]) -> str:
     """Resource shape: points with the same shape can share one allocation."""
-    r = resources(point, cluster)
+    return _shape_of(resources(point, cluster))
+
+
+def _shape_of(r: dict[str, Any]) -> str:
     return f"n{r['nodes']}-r{r['tasks']}-c{r['cpus_per_task']}-g{r['gpu']}"
 
 
@@ -110,8 +113,9 @@ def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
     size = int(cluster.get("pack_size", 32))
     by_shape: dict[str, list[str]] = {}
     for p in points:
-        if resources(p, cluster)["runtime"] <= limit:
-            by_shape.setdefault(shape(p, cluster), []).append(p.id)
+        r = resources(p, cluster)
+        if r["runtime"] <= limit:
+            by_shape.setdefault(_shape_of(r), []).append(p.id)
     out: dict[str, str] = {}
     for name, ids in by_shape.items():
         n = math.ceil(len(ids) / size)

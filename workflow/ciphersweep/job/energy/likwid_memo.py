@@ -14,7 +14,6 @@ A cache that cannot be read or written is passed over: likwid is then simply ask
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -23,6 +22,7 @@ import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ciphersweep.core.atomic import write_text
 from ciphersweep.job.energy.likwid import check_likwid
 from ciphersweep.job.energy.source import LIKWID_GROUP, SourceCheck
 
@@ -78,15 +78,13 @@ def keep(key: str, check: SourceCheck) -> None:
     """Keep ``check`` under ``key`` when it is a lasting verdict."""
     if check.ok or not (check.reason or "").startswith(LASTING):
         return
-    folder = cache_dir()
-    tmp = folder / f".{key}.{os.getpid()}.tmp"
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps({"reason": check.reason, "detail": check.detail}))
-        os.replace(tmp, folder / f"{key}.json")
+        write_text(
+            cache_dir() / f"{key}.json",
+            json.dumps({"reason": check.reason, "detail": check.detail}),
+        )
     except (OSError, TypeError, ValueError):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        pass  # not kept: likwid is asked again next time
 
 
 def checked(
