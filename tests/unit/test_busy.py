@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,32 @@ def test_the_campaigns_own_load_average_is_no_warning(tmp_path: Path) -> None:
 def test_runnable_tasks_are_counted_on_this_machine() -> None:
     found = busy.check(sample_s=0.3)
     assert found.runnable is not None and found.runnable >= 0.4  # the spinner runs
+
+
+def test_a_packs_later_checks_use_the_time_since_the_previous_one(
+    spinner, monkeypatch
+) -> None:
+    """In a pack the first check samples its window; a later one counts the other
+    processes' CPU since the newest earlier check at least a window old (the previous
+    points' runs) and samples the runnable tasks only briefly."""
+    proc, cpus = spinner
+    windows: list[float] = []
+    sample = busy._runnable_others
+
+    def counted(p: Path, sample_s: float, steps: int = 5) -> float:
+        windows.append(sample_s)
+        return sample(p, sample_s, steps)
+
+    monkeypatch.setattr(busy, "_runnable_others", counted)
+    mon = busy.Monitor(sample_s=0.2, heavy_share=0.05)
+    first = mon.check(cores={cpus[0]})
+    time.sleep(0.3)  # the previous point's run
+    later = mon.check(cores={cpus[0]})
+    assert len(windows) == 2 and 0.15 < windows[0] <= 0.2  # the rest of the window
+    assert windows[1] == busy.QUICK_S
+    assert proc.pid in [pid for pid, _, _ in first.heavy]
+    assert proc.pid in [pid for pid, _, _ in later.heavy]
+    assert os.getpid() not in [pid for pid, _, _ in later.heavy]
+    # right after: over the window since the first check's end, a few "points" back
+    soon = mon.check(cores={cpus[0]})
+    assert windows[-1] == busy.QUICK_S and proc.pid in [p for p, _, _ in soon.heavy]

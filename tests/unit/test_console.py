@@ -42,41 +42,40 @@ def _rec(event: LogEvent | None, level: int = logging.INFO, msg: str = "", **kw)
     return r
 
 
-def test_progress_line_counts_points_and_failures(tmp_path: Path) -> None:
-    ok, bad = tmp_path / "ok.jsonl", tmp_path / "bad.jsonl"
-    ok.write_text(json.dumps({"status": "ok", "t_total": 1.0}) + "\n")
-    bad.write_text(json.dumps({"status": "failed", "reason": "exit 1: boom"}) + "\n")
+def test_progress_line_counts_points_and_failures() -> None:
     h, out = _handler()
-    h.emit(_rec(LogEvent.RUN_INFO, stats={"bench": 2, "gather": 1, "total": 3}))
-    for jobid, path, point in ((1, ok, "seq-1KiB"), (2, bad, "mpi-1KiB")):
-        h.emit(
-            _rec(
-                LogEvent.JOB_INFO,
-                jobid=jobid,
-                rule_name="bench",
-                output=[str(path)],
-                wildcards={"point": point},
-                input=[f"in{i}" for i in range(47)],
-                shellcmd=None,
-            )
+    h.emit(_rec(None, msg="ciphersweep: 2 points", ciphersweep="plan", points=2))
+    h.emit(_rec(LogEvent.RUN_INFO, stats={"bench": 1, "gather": 1, "total": 2}))
+    h.emit(
+        _rec(
+            LogEvent.JOB_INFO,
+            jobid=1,
+            rule_name="bench",
+            output=["packs/pack-n1-r1-c1-g0-1.txt"],
+            wildcards={"pack": "pack-n1-r1-c1-g0-1"},
+            input=[f"in{i}" for i in range(47)],
+            shellcmd=None,
         )
-        h.emit(_rec(LogEvent.SHELLCMD, shellcmd=None))
-        h.emit(_rec(LogEvent.JOB_FINISHED, job_id=jobid))
-    h.emit(_rec(LogEvent.PROGRESS, done=3, total=3))
+    )
+    h.emit(_rec(LogEvent.SHELLCMD, shellcmd=None))
+    for point, failure in (("seq-1KiB", None), ("mpi-1KiB", "exit 1: boom")):
+        h.emit(_rec(None, msg="m", ciphersweep="point", point=point, failure=failure))
+    h.emit(_rec(LogEvent.JOB_FINISHED, job_id=1))
+    h.emit(_rec(LogEvent.PROGRESS, done=2, total=2))
     h.emit(_rec(None, msg="Building DAG of jobs..."))
     h.emit(_rec(None, msg="Nothing to be done (all requested files are present)."))
     h.emit(_rec(None, level=logging.WARNING, msg="ciphersweep: re-running 1 point"))
     h.emit(_rec(None, msg="ciphersweep: campaign t finished", ciphersweep="summary"))
     text = out.getvalue()
     lines = text.splitlines()
-    assert lines[0].startswith("ciphersweep: 2 benchmark points to measure (3 jobs)")
+    assert lines[0].startswith("ciphersweep: 2 benchmark points to measure (2 jobs)")
     assert "failed: mpi-1KiB: exit 1: boom" in lines
     assert any(line.startswith("[##########----------] 1/2 points") for line in lines)
     assert any("2/2 points, 1 failed" in line for line in lines)
     assert "ciphersweep: re-running 1 point" in lines
     assert "Nothing to be done (all requested files are present)." in lines
     assert lines[-1] == "ciphersweep: campaign t finished"
-    for noise in ("Building DAG", "Shell command", "in46", "None"):
+    for noise in ("Building DAG", "Shell command", "in46", "None", "2 points\n"):
         assert noise not in text, noise
 
 

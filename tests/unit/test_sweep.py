@@ -113,24 +113,35 @@ def test_packing_deals_small_points_of_one_shape_into_packs() -> None:
     cfg = base_config(sizes=[f"{k}KiB" for k in range(1, 41)])
     full = cs_config.validate(cfg, root=ROOT, workdir=ROOT)
     pts = sweep.expand(full)
-    groups = resources.pack_groups(pts, full["cluster"])
-    assert set(groups) == {p.id for p in pts}  # all small
-    packs = resources.pack_members(groups)
+    packs = resources.packs(pts, full["cluster"])
+    # every point in exactly one pack, all small: none alone
+    assert sorted(pid for m in packs.values() for pid in m) == sorted(p.id for p in pts)
+    assert all(name.startswith("pack-") for name in packs)
     # seq/openssl/mpi-1 share r1-c1 (120 points: 4 packs of 30); omp c2 and mpi r2
     # (40 points each: 2 packs of 20)
     sizes = sorted(len(m) for m in packs.values())
     assert sizes == [20, 20, 20, 20, 30, 30, 30, 30]
-    assert all(len(m) <= 32 for m in packs.values())
     for name, members in packs.items():
         shapes = {resources.shape(p, full["cluster"]) for p in pts if p.id in members}
         assert len(shapes) == 1 and name.startswith(f"pack-{shapes.pop()}-")
     order = [p.id for p in pts]  # each pack is a run of the sweep order of its shape
     for members in packs.values():
         assert members == sorted(members, key=order.index)
+    # without packing, or packs of one: every point is a pack of its own, by its id
     off = dict(full["cluster"], pack=False)
-    assert resources.pack_groups(pts, off) == {}
-    alone = dict(full["cluster"], pack_size=1)  # a pack of one is no pack
-    assert resources.pack_groups(pts, alone) == {}
+    assert resources.packs(pts, off) == {p.id: [p.id] for p in pts}
+    alone = dict(full["cluster"], pack_size=1)
+    assert resources.packs(pts, alone) == {p.id: [p.id] for p in pts}
+
+
+def test_pack_resources_add_runtimes_and_keep_the_shape() -> None:
+    cluster = {"cores_per_node": 8, "exclusive": True}
+    a = resources.resources(make_point(size="1KB", backend="omp", threads=4), cluster)
+    b = resources.resources(make_point(size="8MB", backend="omp", threads=4), cluster)
+    r = resources.pack_resources([a, b])
+    assert r["runtime"] == a["runtime"] + b["runtime"]
+    assert r["mem_mb"] == max(a["mem_mb"], b["mem_mb"]) > a["mem_mb"]
+    assert r["cpus_per_task"] == 4 and r["tasks"] == 1 and r["slurm_extra"] == a["slurm_extra"]
 
 
 def test_inject_fault_glob() -> None:

@@ -15,7 +15,6 @@ localrules:
 
 rule gather:
     input:
-        records=[f"{RES}/raw/{pid}.jsonl" for pid in POINTS],
         packs=PACK_FILES,
     output:
         csv=report(
@@ -43,7 +42,7 @@ rule gather:
         cs_console.write_step(
             output,
             cs_records.gather_files,
-            list(input.records),
+            RAW_FILES,
             POINT_LIST,
             output,
             log[0],

@@ -1,63 +1,29 @@
-# One job per benchmark point. Resources come from the point (ciphersweep.plan.sweep);
-# `bench=1` lets a profile keep benchmark jobs from overlapping; small points with the
-# same resource shape share a pack (one allocation) when cluster.pack is on.
+# One bench job per pack (ciphersweep.plan.resources.packs): small points of one
+# resource shape share a pack (cluster.pack), every other point is a pack of its own.
+# The job measures the pack's pending points one after another (ciphersweep.job.packs):
+# those whose records do not hold; the others keep theirs. Resources come from the
+# points (ciphersweep.plan.resources); `bench=1` lets a profile keep benchmark jobs from
+# overlapping.
 
 
 rule bench:
     input:
-        unpack(bench_inputs),
+        unpack(pack_inputs),
     output:
-        # update: the raw file stays in place until the new records replace it, so the
-        # `attempt` parameter always sees the last run's file (also in a Slurm job)
-        update(f"{RES}/raw/{{point}}.jsonl"),
-    log:
-        f"{RES}/logs/bench/{{point}}.log",
-    wildcard_constraints:
-        point="[A-Za-z0-9][A-Za-z0-9_.+-]*",
-    group:
-        pack_group
-    threads:
-        lambda wildcards: max(
-            1,
-            RESOURCES[wildcards.point]["tasks"]
-            * RESOURCES[wildcards.point]["cpus_per_task"],
-        )
-    resources:
-        nodes=res("nodes"),
-        tasks=res("tasks"),
-        cpus_per_task=res("cpus_per_task"),
-        gpu=res("gpu"),
-        runtime=res("runtime"),
-        mem_mb=res("mem_mb"),
-        bench=1,
-        slurm_extra="--exclusive" if CFG["cluster"]["exclusive"] else "",
-        mpi=res("mpi"),
-    params:
-        point=lambda wildcards: POINTS[wildcards.point].as_dict(),
-        attempt=lambda wildcards: attempt(wildcards.point),
-        input=lambda wildcards: input_stamp(POINTS[wildcards.point]),
-        kernels=lambda wildcards: kernel_digest(POINTS[wildcards.point].variant),
-    run:
-        point = POINTS[wildcards.point]
-        cs_runner.run_point(
-            point, run_spec(point, input, output, log, params.attempt)
-        )
-
-
-# A pack's points and the job that lists them are one connected group, so that Snakemake
-# runs the pack's pending points in one allocation (one group job). The list says which
-# points shared it.
-rule pack:
-    input:
-        lambda wildcards: [f"{RES}/raw/{pid}.jsonl" for pid in PACKS[wildcards.pack]],
-    output:
-        f"{RES}/packs/{{pack}}.txt",
+        # update: the list stays in place while the job runs, so that a forced job
+        # (nothing pending, the same list) is told from the others
+        update(f"{RES}/packs/{{pack}}.txt"),
     log:
         f"{RES}/logs/packs/{{pack}}.log",
     wildcard_constraints:
-        pack="pack-[A-Za-z0-9-]+",
-    group:
-        lambda wildcards: wildcards.pack
+        # not the generated inputs' list (rule inputs_made)
+        pack=r"(?!inputs\.txt$)[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    threads:
+        lambda wildcards: max(
+            1,
+            PACK_RESOURCES[wildcards.pack]["tasks"]
+            * PACK_RESOURCES[wildcards.pack]["cpus_per_task"],
+        )
     resources:
         nodes=pack_res("nodes"),
         tasks=pack_res("tasks"),
@@ -65,9 +31,12 @@ rule pack:
         gpu=pack_res("gpu"),
         runtime=pack_res("runtime"),
         mem_mb=pack_res("mem_mb"),
-        slurm_extra=pack_res("slurm_extra"),
+        bench=1,
+        slurm_extra="--exclusive" if CFG["cluster"]["exclusive"] else "",
         mpi=pack_res("mpi"),
     params:
-        points=lambda wildcards: PACKS[wildcards.pack],
+        # every point's attempt token and plan key: a point whose records no longer
+        # hold changes it, and Snakemake runs the pack (which measures that point)
+        state=lambda wildcards: pack_state(wildcards.pack),
     run:
-        cs_packs.write_members(output[0], params.points, log[0])
+        cs_packs.run_pack(pack_members(wildcards.pack), output[0], log[0], point_done)

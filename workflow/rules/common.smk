@@ -63,7 +63,11 @@ RESOURCES = {
     p.id: cs_resources.resources(p, CFG["cluster"], CFG["timeout_s"])
     for p in POINT_LIST
 }
-GROUPS = cs_resources.pack_groups(POINT_LIST, CFG["cluster"])
+PACKS = cs_resources.packs(POINT_LIST, CFG["cluster"])
+PACK_RESOURCES = {
+    name: cs_resources.pack_resources([RESOURCES[pid] for pid in members])
+    for name, members in PACKS.items()
+}
 
 # Benchmark jobs never overlap: each asks for bench=1 and, unless --resources says
 # otherwise, 1 is all there is. The Slurm profile scopes `bench` local, so there it
@@ -80,27 +84,21 @@ IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
 GIT_REV = cs_prov.git_revision(PROJECT)
 
-# Packs: points of one shape share allocations of up to cluster.pack_size points. A
-# pack is a group joined by one job that needs all its points (the pack jobs of
-# bench.smk), the generated inputs a group joined by the inputs_made job (inputs.smk).
-# Each is one connected group, so Snakemake runs what is pending of it in one
-# allocation.
-PACKS = cs_resources.pack_members(GROUPS)
+# The packs' lists (the bench jobs' outputs) and the generated inputs' list: what gather
+# waits for. A point's records are in RAW_FILES, written by its pack's bench job.
 PACK_FILES = [f"{RES}/packs/{name}.txt" for name in PACKS]
 if SIZES:
     PACK_FILES.append(f"{RES}/packs/inputs.txt")
+RAW_FILES = [f"{RES}/raw/{pid}.jsonl" for pid in POINTS]
 
 
-def pack_group(wildcards):
-    """Group of a bench job (None: not packed)."""
-    return GROUPS.get(wildcards.point)
+def raw_file(pid):
+    return f"{RES}/raw/{pid}.jsonl"
 
 
 def pack_res(name):
-    """A pack job's resources: those of its points' shape (Snakemake combines a group's
-    resources, and refuses string resources that differ), one minute, little memory."""
-    small = {"runtime": 1, "mem_mb": 100}
-    return lambda wildcards: small.get(name, RESOURCES[PACKS[wildcards.pack][0]][name])
+    """A bench job's resource ``name``: its pack's (ciphersweep.plan.resources)."""
+    return lambda wildcards: PACK_RESOURCES[wildcards.pack][name]
 
 
 if workflow.is_main_process:
@@ -184,26 +182,36 @@ def input_file(point):
     return f"{RES}/inputs/{point.input_name}.bin"
 
 
-def bench_inputs(wildcards):
-    """The point's input data and the one kernel binary (or the image) it runs: a
-    single build dependency per job keeps the DAG of large sweeps quick to build."""
-    point = POINTS.get(wildcards.point)
-    if point is None:
-        raise WorkflowError(f"ciphersweep: unknown point {wildcards.point!r}")
+def point_inputs(point):
+    """(plain, aged) inputs of a point: the files whose being newer than its records
+    measures it again, and the kernel binary it runs, whose content its records'
+    fingerprint compares instead (ancient)."""
     if RUNTIME != "none":
-        return {"image": IMAGE, "data": input_file(point)}
+        return [IMAGE, input_file(point)], []
     if point.backend in cs_config.PY_BACKENDS:
         kernel = cs_paths.python_kernel(f"kernel_{point.backend}")
-        return {"kernels": str(kernel), "data": input_file(point)}
-    # ancient: a binary rebuilt from the same sources (e.g. after one was removed)
-    # re-measures nothing. A point whose records are not of the planned fingerprint
-    # (another build key after a change of the sources or flags) waits for its
-    # binary as a plain input: Snakemake does not look at the own reasons (params,
-    # --forcerun) of jobs below a job that runs, only at their plain inputs.
-    binary = kernel_binary(point.backend, point.variant)
+        return [str(kernel), input_file(point)], []
+    return [input_file(point)], [kernel_binary(point.backend, point.variant)]
+
+
+def pack_inputs(wildcards):
+    """What a pack's points read: their input data and the one kernel binary (or the
+    image) each runs. A binary rebuilt from the same sources (e.g. after one was
+    removed) re-measures nothing: it is ancient while every point of the pack holds
+    records of the planned fingerprint. Otherwise it is a plain input: Snakemake does
+    not look at the own reasons (params, --forcerun) of jobs below a job that runs, only
+    at their plain inputs."""
+    members = PACKS.get(wildcards.pack)
+    if members is None:
+        raise WorkflowError(f"ciphersweep: unknown pack {wildcards.pack!r}")
+    plain, aged = set(), set()
+    for pid in members:
+        p, a = point_inputs(POINTS[pid])
+        plain.update(p)
+        (plain if replan(pid)[1] else aged).update(a)
     return {
-        "kernels": binary if replan(point.id)[1] else ancient(binary),
-        "data": input_file(point),
+        "data": sorted(plain),
+        "kernels": [ancient(f) for f in sorted(aged - plain)],
     }
 
 
@@ -287,6 +295,11 @@ def judged():
     (not for --list or --lint); the points that run again are named then."""
     if workflow.is_main_process:
         warn_rerun()
+        n = sum(pending(p) is not None for p in POINTS)
+        logger.info(
+            f"ciphersweep: {n} benchmark point{'' if n == 1 else 's'} to measure",
+            extra={"ciphersweep": "plan", "points": n},
+        )
     return hashlib.sha256(
         "\n".join(f"{p} {attempt(p)}" for p in sorted(POINTS)).encode()
     ).hexdigest()
@@ -314,17 +327,53 @@ def warn_rerun():
             logger.debug(f"ciphersweep: {pid}: {why}")
 
 
-def res(name):
-    return lambda wildcards: RESOURCES[wildcards.point][name]
+@functools.cache
+def plan_key(pid):
+    """What a point is planned with besides its fingerprint (kept in its records)."""
+    point = POINTS[pid]
+    return cs_fp.plan_key(
+        point.as_dict(), input_stamp(point), kernel_digest(point.variant)
+    )
 
 
-def run_spec(point, input, output, log, attempt):
+@functools.cache
+def pending(pid):
+    """Why the point is measured in this run (None: its records hold)."""
+    return cs_admission.pending(
+        raw_file(pid), replan(pid)[1], plan_key(pid), point_inputs(POINTS[pid])[0]
+    )
+
+
+def pack_state(pack):
+    """The bench rule's `state` parameter: its points' attempt tokens and plan keys."""
+    text = "\n".join(f"{p} {attempt(p)} {plan_key(p)}" for p in PACKS[pack])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def pack_members(pack):
+    """The points of a pack, how each runs and why it is measured (job side)."""
+    return [
+        cs_packs.Member(POINTS[pid], run_spec(POINTS[pid]), pending(pid))
+        for pid in PACKS[pack]
+    ]
+
+
+def point_done(pid, summary):
+    """A point of a bench job has its records: one line for the console."""
+    reason = summary.get("reason")
+    logger.info(
+        f"ciphersweep: {pid}: " + (f"failed: {reason}" if reason else "measured"),
+        extra={"ciphersweep": "point", "point": pid, "failure": reason},
+    )
+
+
+def run_spec(point):
     cont = CFG["platform"]["container"]
     return cs_runner.RunSpec(
         campaign=CAMPAIGN,
-        input_path=str(input.data),
-        out_path=str(output[0]),
-        log_path=str(log[0]),
+        input_path=input_file(point),
+        out_path=raw_file(point.id),
+        log_path=f"{RES}/logs/bench/{point.id}.log",
         kernel_dir=cont["bin_dir"] if RUNTIME != "none" else build_dir(point.variant),
         runtime=RUNTIME,
         image=IMAGE,
@@ -337,7 +386,8 @@ def run_spec(point, input, output, log, attempt):
         timeout_s=cs_resources.kernel_timeout(point, CFG["cluster"], CFG["timeout_s"]),
         git_rev=GIT_REV,
         cwd=str(Path.cwd()),
-        attempt=attempt,
+        attempt=attempt(point.id),
+        plan_key=plan_key(point.id),
     )
 
 
@@ -435,7 +485,7 @@ if workflow.is_main_process:
             CFG,
             POINT_LIST,
             [f"{RES}/{f}" for f in ("measurements.csv", "summary.csv", "failures.csv")]
-            + [f"{RES}/raw/{pid}.jsonl" for pid in POINTS]
+            + RAW_FILES
             + table_files()
             + plot_files()
             + ([CFG["history"]["path"]] if CFG["history"]["enabled"] else []),

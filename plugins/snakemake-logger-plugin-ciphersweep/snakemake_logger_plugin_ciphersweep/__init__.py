@@ -3,14 +3,16 @@
 Instead of Snakemake's block per job (rule, input list, output, resources, shell
 command), a campaign shows one progress line::
 
-    [########------------] 12/29 points, 1 failed, 00:41 elapsed, ~01:02 left (bench omp-...)
+    [########------------] 12/29 points, 1 failed, 00:41 elapsed, ~01:02 left (bench pack-...)
 
 On a terminal the line is redrawn in place; in a log file (no terminal) a new line is
 written every tenth of the campaign, and at least every 30 seconds while points finish.
 Warnings, errors and failed jobs are printed as they come (a failed job whose error
 the workflow words as one line is that line, without file and line frames); the
 workflow's own summary (a log record carrying ``ciphersweep="summary"``) is printed
-at the end.
+at the end. The points come from the workflow's own log records: ``ciphersweep="plan"``
+(how many points the run measures) and ``ciphersweep="point"`` (a point has its
+records; ``failure``: why it failed, or None).
 
 The progress line is asked for with ``--logger-ciphersweep-progress`` (the campaign
 profiles set it). Without it, and with ``--verbose``, ``--printshellcmds`` (``-p``),
@@ -22,7 +24,6 @@ reads the same with or without a profile.
 
 # (no `from __future__ import annotations`: Snakemake reads the settings field types)
 
-import json
 import logging
 import shutil
 import sys
@@ -108,26 +109,12 @@ def clock(seconds: float) -> str:
     return f"{h}:{m:02d}:{sec:02d}" if h else f"{m:02d}:{sec:02d}"
 
 
-def point_failure(path: str) -> str | None:
-    """The reason a benchmark point failed, from its raw records (None: it ran)."""
-    try:
-        with open(path) as fh:
-            recs = [json.loads(line) for line in fh if line.strip()]
-    except (OSError, ValueError):
-        return "no readable records"
-    if any(r.get("status") == "ok" for r in recs):
-        return None
-    for r in recs:
-        if r.get("reason"):
-            return str(r["reason"])
-    return "no successful repetition"
-
-
 @dataclass
 class Progress:
     """What the progress line shows."""
 
     points_total: int = 0
+    points_planned: int | None = None
     jobs_total: int = 0
     points_done: int = 0
     jobs_done: int = 0
@@ -162,8 +149,8 @@ class Progress:
 
 
 def _describe(rule: str, wildcards: Any) -> str:
-    if rule == BENCH_RULE and isinstance(wildcards, dict) and "point" in wildcards:
-        return f"bench {wildcards['point']}"
+    if rule == BENCH_RULE and isinstance(wildcards, dict) and "pack" in wildcards:
+        return f"bench {wildcards['pack']}"
     return rule.replace("_", " ")
 
 
@@ -278,11 +265,14 @@ class LogHandler(LogHandlerBase):
             LogEvent.JOB_ERROR: self._on_job_error,
             LogEvent.PROGRESS: self._on_progress,
         }.get(event)
+        own = getattr(record, "ciphersweep", None)
         if handler is not None:
             handler(record)
-        elif getattr(record, "ciphersweep", None) == "summary" or str(
-            record.getMessage()
-        ).startswith(NOTHING_TO_DO):
+        elif own == "plan":
+            self.progress.points_planned = int(getattr(record, "points", 0))
+        elif own == "point":
+            self._on_point(record)
+        elif own == "summary" or str(record.getMessage()).startswith(NOTHING_TO_DO):
             self._write(record.getMessage())
         elif record.levelno >= logging.WARNING and event not in (
             LogEvent.GROUP_ERROR,
@@ -294,11 +284,15 @@ class LogHandler(LogHandlerBase):
 
     def _on_run_info(self, record: logging.LogRecord) -> None:
         stats = getattr(record, "stats", None) or {}
-        self.progress.points_total = int(stats.get(BENCH_RULE, 0))
         self.progress.jobs_total = int(stats.get("total", 0))
-        n = self.progress.points_total
+        n, what = self.progress.points_planned, "point"
+        if n is None:  # the run does not gather: its bench jobs are what it counts
+            n, what = int(stats.get(BENCH_RULE, 0)), "job"
+        elif not stats.get(BENCH_RULE):
+            n = 0
+        self.progress.points_total = n if what == "point" else 0
         self._write(
-            f"ciphersweep: {n} benchmark point{'' if n == 1 else 's'} to measure "
+            f"ciphersweep: {n} benchmark {what}{'' if n == 1 else 's'} to measure "
             f"({self.progress.jobs_total} jobs); --verbose shows every job"
         )
 
@@ -318,16 +312,17 @@ class LogHandler(LogHandlerBase):
             self._draw()
 
     def _on_job_finished(self, record: logging.LogRecord) -> None:
-        info = self.jobs.pop(int(getattr(record, "job_id", -1)), None)
-        if info is None or info["rule"] != BENCH_RULE:
-            return
-        self.progress.points_done += 1
-        point = info["wildcards"].get("point", "?")
-        # Snakemake lists flagged outputs as "path (update)"
-        out = str(info["output"][0]).split(" (")[0] if info["output"] else None
-        reason = point_failure(out) if out else None
+        self.jobs.pop(int(getattr(record, "job_id", -1)), None)
+
+    def _on_point(self, record: logging.LogRecord) -> None:
+        """A point of a bench job has its records (``failure``: why it failed)."""
+        p = self.progress
+        p.points_done += 1
+        p.points_total = max(p.points_total, p.points_done)  # a forced pack
+        point = str(getattr(record, "point", "?"))
+        reason = getattr(record, "failure", None)
         if reason is not None:
-            self.progress.failures.append((point, reason))
+            p.failures.append((point, str(reason)))
             self._write(f"failed: {point}: {reason}")
         self._draw()
 
@@ -339,9 +334,8 @@ class LogHandler(LogHandlerBase):
         wildcards = info.get("wildcards", {})
         what = _describe(rule, wildcards)
         if rule == BENCH_RULE:
-            self.progress.points_done += 1
             self.progress.failures.append(
-                (wildcards.get("point", "?"), "job error (see its log)")
+                (wildcards.get("pack", "?"), "job error (see its log)")
             )
         self._write(
             f"error: {what} failed" + (f"; log: {', '.join(logs)}" if logs else "")

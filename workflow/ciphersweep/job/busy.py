@@ -11,6 +11,12 @@ running points back to back reads about 2 with nothing else running).
 When the machine is busy the job prints ONE warning line and every record of the point
 carries it (``busy_warning``, with ``busy_load1``), so the provenance section shows
 which measurements were taken on a busy machine. Nothing here runs at parse time.
+
+A bench job measures the points of its pack one after another (:class:`Monitor`): the
+first check samples a window of SAMPLE_S; every later one counts the other processes'
+CPU over the time since the previous check (the previous point's run, a longer window)
+and samples the runnable tasks briefly (QUICK_S), so a pack does not wait SAMPLE_S
+before every point.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any, TextIO
 # a process using at least this share of one CPU over the sample counts as CPU-heavy
 HEAVY_SHARE = 0.5
 SAMPLE_S = 0.1
+QUICK_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -127,6 +134,38 @@ def _pids(proc: Path) -> list[int]:
     return [int(p.name) for p in proc.iterdir() if p.name.isdigit()]
 
 
+Ticks = dict[int, tuple[str, int]]
+
+
+def _snapshot(proc: Path, skip: set[int]) -> Ticks:
+    """CPU ticks so far of every process but ``skip``."""
+    return {p: t for p in _pids(proc) if p not in skip and (t := _ticks(p, proc))}
+
+
+def _heavy_since(
+    before: Ticks,
+    after: Ticks,
+    dt: float,
+    proc: Path,
+    mine: set[int],
+    heavy_share: float,
+) -> list[tuple[int, str, float]]:
+    """The processes in ``before`` and ``after`` that used at least ``heavy_share`` of a
+    CPU over the ``dt`` seconds between, on cores that intersect ``mine``; busiest
+    first."""
+    hz = os.sysconf("SC_CLK_TCK")
+    heavy = []
+    for pid, (name, ticks0) in before.items():
+        now = after.get(pid)
+        if now is None:
+            continue
+        share = (now[1] - ticks0) / hz / max(dt, 1e-6)
+        if share >= heavy_share and (_allowed(pid, proc) or mine) & mine:
+            heavy.append((pid, name, share))
+    heavy.sort(key=lambda h: -h[2])
+    return heavy
+
+
 def check(
     cores: set[int] | None = None,
     sample_s: float = SAMPLE_S,
@@ -135,37 +174,65 @@ def check(
 ) -> Busy:
     """Load average and the other CPU-heavy processes that may run on ``cores``
     (default: the cores this process may use)."""
-    mine = cores if cores is not None else set(os.sched_getaffinity(0))
-    skip = _ancestors(os.getpid(), proc)
-    hz = os.sysconf("SC_CLK_TCK")
-    before = {p: t for p in _pids(proc) if p not in skip and (t := _ticks(p, proc))}
-    t0 = time.monotonic()
-    runnable = _runnable_others(proc, sample_s)
-    dt = time.monotonic() - t0
-    heavy = []
-    for pid, (name, ticks0) in before.items():
-        now = _ticks(pid, proc)
-        if now is None:
-            continue
-        share = (now[1] - ticks0) / hz / dt
-        if share >= heavy_share and (_allowed(pid, proc) or mine) & mine:
-            heavy.append((pid, name, share))
-    heavy.sort(key=lambda h: -h[2])
-    return Busy(_load1(proc), len(mine), heavy, runnable)
+    return Monitor(proc, sample_s, heavy_share).check(cores)
 
 
-def before_point(point_id: str, where: str, log: TextIO) -> dict[str, Any]:
-    """Local runs: load and other CPU-heavy processes before the kernel starts; one
-    warning line (job log and stderr) when the machine is busy; the record fields."""
-    if where != "local":
-        return {}
-    try:
-        found = check()
-    except OSError as exc:  # no /proc: say so, never stop a measurement
-        print(f"busy check: not possible ({exc})", file=log)
-        return {}
-    print(f"busy check: load {found.load1:.2f}, {found.warning or 'idle'}", file=log)
-    if found.warning:
-        line = f"ciphersweep: warning: busy machine before {point_id}: {found.warning}"
-        print(line, file=sys.stderr, flush=True)
-    return found.fields()
+class Monitor:
+    """The busy checks of one bench job, before each of its points.
+
+    Each check counts the other processes' CPU over a window of at least ``sample_s``
+    that ends now: since the newest earlier check at least that old (in a pack of
+    short points, a few points back), or, waiting for the rest, since the oldest one
+    (the first check: since itself)."""
+
+    def __init__(
+        self,
+        proc: Path = Path("/proc"),
+        sample_s: float = SAMPLE_S,
+        heavy_share: float = HEAVY_SHARE,
+    ) -> None:
+        self.proc, self.sample_s, self.heavy_share = proc, sample_s, heavy_share
+        self.skip = _ancestors(os.getpid(), proc)
+        self.seen: list[tuple[float, Ticks]] = []  # (clock, ticks), oldest first
+
+    def check(self, cores: set[int] | None = None) -> Busy:
+        """As :func:`check`, over the window described above."""
+        mine = cores if cores is not None else set(os.sched_getaffinity(0))
+        if not self.seen:
+            self.seen.append((time.monotonic(), _snapshot(self.proc, self.skip)))
+        now = time.monotonic()
+        old = [k for k, (t, _) in enumerate(self.seen) if now - t >= self.sample_s]
+        if old:
+            runnable = _runnable_others(self.proc, QUICK_S, steps=2)
+            base = old[-1]
+        else:
+            wait = self.sample_s - (now - self.seen[0][0])
+            runnable = _runnable_others(self.proc, wait)
+            base = 0
+        t0, before = self.seen[base]
+        ticks = _snapshot(self.proc, self.skip)
+        dt = time.monotonic() - t0
+        heavy = _heavy_since(before, ticks, dt, self.proc, mine, self.heavy_share)
+        self.seen = [*self.seen[base:], (time.monotonic(), ticks)]
+        return Busy(_load1(self.proc), len(mine), heavy, runnable)
+
+    def before_point(self, point_id: str, where: str, log: TextIO) -> dict[str, Any]:
+        """Local runs: load and other CPU-heavy processes before the kernel starts;
+        one warning line (job log and stderr) when the machine is busy; the record
+        fields."""
+        if where != "local":
+            return {}
+        try:
+            found = self.check()
+        except OSError as exc:  # no /proc: say so, never stop a measurement
+            print(f"busy check: not possible ({exc})", file=log)
+            return {}
+        print(
+            f"busy check: load {found.load1:.2f}, {found.warning or 'idle'}", file=log
+        )
+        if found.warning:
+            line = (
+                f"ciphersweep: warning: busy machine before {point_id}: {found.warning}"
+            )
+            print(line, file=sys.stderr, flush=True)
+        return found.fields()

@@ -78,6 +78,7 @@ def orchestrator_fields(
         "build_variant": point.variant or None,
         **(cs_build.read_info(spec.kernel_dir) if spec.runtime == "none" else {}),
         "attempt": spec.attempt,
+        "plan_key": spec.plan_key,
     }
 
 

@@ -34,16 +34,20 @@ __all__ = ["RunSpec", "build_image", "gen_input", "gen_input_argv", "run_point"]
 
 
 def run_point(
-    point: Point, spec: RunSpec, runner: Callable[..., Any] = cpusample.run
+    point: Point,
+    spec: RunSpec,
+    runner: Callable[..., Any] = cpusample.run,
+    busy: cs_busy.Monitor | None = None,
 ) -> dict[str, Any]:
     """Run one point and write ``spec.out_path``; return a small summary dict.
 
     Whatever goes wrong, the job itself succeeds with a failure record: one point never
     keeps the analysis of the others from running (and it runs again next time). The
     one exception is an interruption from outside (:class:`kernel_process.Interrupted`):
-    nothing was measured, so nothing is recorded and the job fails."""
+    nothing was measured, so nothing is recorded and the job fails. ``busy``: the
+    busy checks of the job's pack (a new one: this point alone)."""
     try:
-        return _run_point(point, spec, runner)
+        return _run_point(point, spec, runner, busy or cs_busy.Monitor())
     except cs_kproc.Interrupted as exc:
         with open(spec.log_path, "a") as log:
             print(f"INTERRUPTED: {exc}", file=log)
@@ -130,7 +134,7 @@ def _launch_line(
 
 
 def _run_point(
-    point: Point, spec: RunSpec, runner: Callable[..., Any]
+    point: Point, spec: RunSpec, runner: Callable[..., Any], busy: cs_busy.Monitor
 ) -> dict[str, Any]:
     Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
@@ -139,7 +143,7 @@ def _run_point(
     try:
         with open(spec.log_path, "w") as log, _mpi_session(point) as session:
             scratch = (json_tmp, likwid_csv, session)
-            reason, wall = _measure(point, spec, runner, scratch, log)
+            reason, wall = _measure(point, spec, (runner, busy), scratch, log)
     finally:
         if os.path.isfile(json_tmp):
             os.remove(json_tmp)
@@ -151,15 +155,17 @@ def _run_point(
 def _measure(
     point: Point,
     spec: RunSpec,
-    runner: Callable[..., Any],
+    how: tuple[Callable[..., Any], cs_busy.Monitor],
     scratch: tuple[str, str, str],
     log: TextIO,
 ) -> tuple[str | None, float]:
     """Launch the point, write its records (or its failure record) to ``spec.out_path``;
-    why it failed (None: it did not) and its wall time."""
+    why it failed (None: it did not) and its wall time. ``how``: what runs the kernel
+    processes, and the busy checks."""
+    runner, monitor = how
     ln, probe = _launch_line(point, spec, scratch, log)
     json_tmp, likwid_csv, _ = scratch
-    busy = cs_busy.before_point(point.id, _where(), log)
+    busy = monitor.before_point(point.id, _where(), log)
     print(f"launch: {ln.text}", file=log, flush=True)
     env = {**os.environ, **ln.env}
     records, reason, wall, peak = cs_kproc.run_processes(

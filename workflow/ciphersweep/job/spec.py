@@ -28,3 +28,5 @@ class RunSpec:
     git_rev: str | None = None
     cwd: str = "."
     attempt: str = FIRST
+    # what the point was planned with (plan.fingerprint.plan_key): kept in its records
+    plan_key: str | None = None

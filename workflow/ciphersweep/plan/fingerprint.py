@@ -18,6 +18,7 @@ then fails the point and the same command measures it again.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -244,3 +245,11 @@ def _binary(exp: Expected) -> str | None:
 def _image(exp: Expected) -> str | None:
     d = read_digest(exp.image_digest) if exp.image_digest else None
     return f"sha256:{d}" if d else None
+
+
+def plan_key(point: dict[str, Any], input_stamp: str | None, build: str | None) -> str:
+    """What a point is planned with besides its fingerprint: the whole point (its
+    repetitions, precision, time limit...), its input's stamp and its build's key. Its
+    records keep it (``plan_key``); other parameters measure the point again."""
+    text = json.dumps([point, input_stamp, build], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -98,40 +98,42 @@ def _shape_of(r: dict[str, Any]) -> str:
     return f"n{r['nodes']}-r{r['tasks']}-c{r['cpus_per_task']}-g{r['gpu']}"
 
 
-def pack_groups(points: list[Point], cluster: dict[str, Any]) -> dict[str, str]:
-    """Point id -> its pack, for the points packed.
+def packs(points: list[Point], cluster: dict[str, Any]) -> dict[str, list[str]]:
+    """Pack -> its point ids (in sweep order): what one bench job measures.
 
     Small points (estimated runtime <= cluster.pack_max_runtime minutes) of one resource
     shape are dealt, in sweep order, into ceil(n / cluster.pack_size) packs of nearly
-    equal size, named ``pack-<shape>-<k>``. A pack is a Snakemake group whose points
-    are joined by one job that needs them all (rule ``pack``): one connected group, so
-    its pending points share one allocation (a group job).
+    equal size, named ``pack-<shape>-<k>`` (with cluster.pack on). Every other point is
+    a pack of its own, named by the point's id. One bench job measures what is pending
+    of a pack, in one allocation under Slurm.
     """
-    if not cluster.get("pack", False):
-        return {}
     limit = int(cluster.get("pack_max_runtime", 10))
     size = int(cluster.get("pack_size", 32))
     by_shape: dict[str, list[str]] = {}
+    alone: dict[str, list[str]] = {}
     for p in points:
         r = resources(p, cluster)
-        if r["runtime"] <= limit:
+        if cluster.get("pack", False) and r["runtime"] <= limit:
             by_shape.setdefault(_shape_of(r), []).append(p.id)
-    out: dict[str, str] = {}
+        else:
+            alone[p.id] = [p.id]
+    out: dict[str, list[str]] = {}
     for name, ids in by_shape.items():
         n = math.ceil(len(ids) / size)
         for k in range(n):
             chunk = ids[k * len(ids) // n : (k + 1) * len(ids) // n]
-            # one point gains nothing from a group, and a single job keeps the
-            # scheduler's own message when Slurm refuses it (Snakemake drops it for
-            # groups)
+            # one point gains nothing from a pack, and keeps its own name
             if len(chunk) > 1:
-                out.update({pid: f"pack-{name}-{k + 1}" for pid in chunk})
+                out[f"pack-{name}-{k + 1}"] = chunk
+            else:
+                alone[chunk[0]] = chunk
+    return {**out, **alone}
+
+
+def pack_resources(members: list[dict[str, Any]]) -> dict[str, Any]:
+    """A pack's resources from its points' (one shape): the shape, the points' runtimes
+    one after another, the largest memory."""
+    out = dict(members[0])
+    out["runtime"] = sum(int(r["runtime"]) for r in members)
+    out["mem_mb"] = max(int(r["mem_mb"]) for r in members)
     return out
-
-
-def pack_members(groups: dict[str, str]) -> dict[str, list[str]]:
-    """Pack -> its point ids (in sweep order), from :func:`pack_groups`."""
-    members: dict[str, list[str]] = {}
-    for pid, pack in groups.items():
-        members.setdefault(pack, []).append(pid)
-    return members

@@ -132,3 +132,39 @@ def replan(
     except OSError:
         digest = "unreadable"
     return f"rerun {digest}", verdict.reason
+
+
+def recorded_plan_key(path: str | Path) -> str | None:
+    """The ``plan_key`` of a raw file's first record (None: none, or unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            first = fh.readline()
+        rec = json.loads(first)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return rec.get("plan_key") if isinstance(rec, dict) else None
+
+
+def pending(
+    path: str | Path, rerun_reason: str | None, key: str, inputs: list[str]
+) -> str | None:
+    """Why a bench job measures the point of raw file ``path`` (None: its records hold).
+
+    ``rerun_reason``: :func:`replan`'s (missing, failed, damaged, another fingerprint);
+    ``key``: the point's plan key now (records of another key were planned with other
+    parameters, another input stamp or build); ``inputs``: the files whose being newer
+    than the records measures the point again (its input data, an image, a Python
+    kernel; not the binaries, whose content the fingerprint compares)."""
+    if rerun_reason is not None:
+        return rerun_reason
+    recorded = recorded_plan_key(path)
+    if recorded is not None and recorded != key:
+        return f"{path}: planned with other parameters, input or build"
+    try:
+        mtime = Path(path).stat().st_mtime_ns
+        newer = [f for f in inputs if Path(f).stat().st_mtime_ns > mtime]
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if newer:
+        return f"{newer[0]} is newer than {path}"
+    return None
