@@ -72,13 +72,16 @@ def dry_run(points: int) -> None:
         wall = time.monotonic() - t0
         if proc.returncode != 0:
             sys.exit(proc.stderr[-2000:])
-        m = re.search(r"^bench\s+(\d+)", proc.stdout + proc.stderr, re.MULTILINE)
+        text = proc.stdout + proc.stderr
+        m = re.search(r"^ciphersweep: (\d+) benchmark point", text, re.MULTILINE)
         n = int(m.group(1)) if m else -1
+        jobs = re.search(r"^bench\s+(\d+)", text, re.MULTILINE)
         t1 = time.monotonic()
         subprocess.run([SNAKEMAKE, "--version"], capture_output=True, check=False)
         start = time.monotonic() - t1
         print(
-            f"dry run: {n} bench jobs planned in {wall:.2f} s (snakemake start-up alone {start:.2f} s)"
+            f"dry run: {n} points in {jobs.group(1) if jobs else '?'} bench jobs planned "
+            f"in {wall:.2f} s (snakemake start-up alone {start:.2f} s)"
         )
 
 

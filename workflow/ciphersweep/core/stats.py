@@ -76,8 +76,10 @@ class Ranks:
         return self.coverage >= CONFIDENCE - 1e-12
 
 
+@functools.lru_cache(maxsize=1024)
 def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
-    """Ranks ``(k, n-k+1)`` of the distribution-free interval of the median.
+    """Ranks ``(k, n-k+1)`` of the distribution-free interval of the median (kept per
+    ``n``: a campaign's points mostly share their repetition count).
 
     ``k`` is the largest rank with ``1 - 2 P(B <= k-1) >= confidence``; when even k = 1
     falls short (n < 6 for 95%) the interval is min..max with its actual coverage.

@@ -31,7 +31,7 @@ from typing import Any, TextIO
 # a process using at least this share of one CPU over the sample counts as CPU-heavy
 HEAVY_SHARE = 0.5
 SAMPLE_S = 0.1
-QUICK_S = 0.01
+QUICK_S = 0.002
 
 
 @dataclass(frozen=True)
