@@ -136,7 +136,9 @@ def cs_dry_run(points: int, scratch: Path) -> float:
     argv = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(scratch)]
     argv += ["--configfile", str(cfg), "-n", "--quiet", "rules"]
     wall, out = timed(argv, scratch, "ciphersweep's dry run")
-    m = re.search(r"^ciphersweep: (\d+) benchmark points? to measure", out, re.MULTILINE)
+    m = re.search(
+        r"^ciphersweep: (\d+) benchmark points? to measure", out, re.MULTILINE
+    )
     want = len(rc.cases(synthetic(points), KERNELS))
     if not m or int(m.group(1)) != want:
         fail(

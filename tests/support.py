@@ -108,6 +108,17 @@ def run_spec(tmp_path: Path, point: Point, input_path: Path, **over: Any) -> Run
     return RunSpec(**{**fields, **over})
 
 
+def planned_points(output: str) -> list[str]:
+    """The points a run (or a dry run) says it measures, from its output: the
+    workflow's ``ciphersweep: to measure: <point> (<why>)`` lines, sorted."""
+    prefix = "ciphersweep: to measure: "
+    return sorted(
+        line.split(prefix, 1)[1].split(" (", 1)[0]
+        for line in output.splitlines()
+        if prefix in line
+    )
+
+
 def run_snakemake(
     workdir: Path,
     config: dict[str, Any] | None,

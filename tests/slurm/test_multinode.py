@@ -10,7 +10,6 @@ own (test_multinode_node_loss.py).
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from slurmtools import (
     staged_cpu_image,
     submitted_jobs,
 )
+from support import planned_points
 
 # four 8-CPU nodes (the cluster fixture: tests/slurm/conftest.py)
 CLUSTER_SHAPE = FOUR_NODES
@@ -85,7 +85,7 @@ def run_measured(
         return first, recs
     print(f"[slurm] Open MPI crashed in MPI_Init at {sorted(failed)}: running again")
     again = run_slurm(workdir, cfg, timeout=timeout)
-    rerun = set(re.findall(r"wildcards: point=(\S+)", again.stdout))
+    rerun = set(planned_points(again.stdout))
     assert rerun == failed, (sorted(failed), sorted(rerun), again.stdout[-3000:])
     both = subprocess.CompletedProcess(
         again.args, again.returncode, first.stdout + again.stdout, again.stderr

@@ -38,6 +38,7 @@ from slurmtools import (
     start_cluster,
     submitted_jobs,
 )
+from support import planned_points
 
 # ======================================================================== the cluster
 
@@ -156,7 +157,6 @@ def pack_config() -> dict[str, Any]:
 def planned_submissions(text: str) -> tuple[int, dict[str, int]]:
     """Slurm jobs a dry run of the Slurm profile plans: one per group job plus one per
     job outside any group that is not a local rule."""
-    import re
 
     local = {"all", "gather", "tables", "plots"}
     groups = re.findall(r"\] Group job (\S+) ", text)
@@ -176,7 +176,7 @@ def planned_submissions(text: str) -> tuple[int, dict[str, int]]:
 
 def test_packing_1000_points_dry_run(tmp_path: Path) -> None:
     """A 1,000-point sweep of small sizes plans at most 40 Slurm jobs (dry run of the
-    Slurm profile: the group jobs Snakemake would submit)."""
+    Slurm profile: the jobs Snakemake would submit), every point in one of them."""
     cfg = pack_config()
     cmd = snakemake_cmd(tmp_path, cfg, "-n")
     p = subprocess.run(
@@ -190,12 +190,14 @@ def test_packing_1000_points_dry_run(tmp_path: Path) -> None:
     )
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     text = p.stdout + p.stderr
-    assert re.search(r"^bench\s+1000$", text, re.MULTILINE), text[-2000:]
+    assert "ciphersweep: 1000 benchmark points to measure" in text, text[-2000:]
+    assert len(planned_points(text)) == 1000
     n, kinds = planned_submissions(text)
     print(f"[slurm] 1000 points -> {n} planned Slurm jobs: {kinds}")
     assert n <= 40, kinds
-    # every bench job is in a group (no bench job is submitted alone)
-    assert "bench" not in kinds
+    # every bench job measures a pack of points (none measures a point alone)
+    packs = re.findall(r"wildcards: pack=(\S+)", text)
+    assert len(packs) == kinds["bench"] and all(p.startswith("pack-") for p in packs)
 
 
 # ======================================================================== the campaign
@@ -413,10 +415,9 @@ def test_scancelled_job_is_retried(cluster: Cluster, campaign: CampaignRun) -> N
 def test_packed_points_share_an_allocation_one_after_another(
     campaign: CampaignRun,
 ) -> None:
-    """Points of one resource shape ran in one allocation, one after another: in the
-    allocation's log every point starts only after the one before it finished."""
-    import re
-
+    """Points of one resource shape ran in one allocation, one after another: its
+    Slurm log says each point was measured once, in the pack's order, and the pack's
+    log names them all."""
     recs = records(campaign.res / "raw")
     by_job: dict[str, list[str]] = {}
     for p, rs in recs.items():
@@ -425,16 +426,15 @@ def test_packed_points_share_an_allocation_one_after_another(
     assert packed, by_job  # seq, openssl and the 1-rank MPI point share one shape
     logs = campaign.workdir / ".snakemake" / "slurm_logs"
     for jid, points in packed.items():
-        log = next(logs.glob(f"group_*/{jid}.log"))
-        text = log.read_text()
-        events = "".join(
-            "S" if "localrule bench:" in line else "F"
-            for line in text.splitlines()
-            if "localrule bench:" in line
-            or re.search(r"Finished jobid: \d+ \(Rule: bench\)", line)
-        )
-        assert events.count("S") == len(points), (jid, points, events)
-        assert "SS" not in events, f"points overlap in allocation {jid}: {events}"
+        log = next(logs.glob(f"rule_bench/*/{jid}.log"))
+        pack = log.parent.name.removeprefix("pack=")
+        order = (campaign.res / "packs" / f"{pack}.txt").read_text().split()
+        done = re.findall(r"ciphersweep: (\S+): measured", log.read_text())
+        assert sorted(done) == sorted(points) and done == [
+            p for p in order if p in done
+        ]
+        text = (campaign.res / "logs" / "packs" / f"{pack}.log").read_text()
+        assert text.startswith(f"{pack}: {len(points)} of {len(order)} point(s)"), text
         print(f"[slurm] allocation {jid}: {len(points)} points one after another")
 
 

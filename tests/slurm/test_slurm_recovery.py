@@ -77,7 +77,8 @@ def test_killed_snakemake_resumes_without_redoing_points(
     what is missing, and points that had finished keep their raw files untouched.
 
     Deterministic: one point blocks until the test releases it, the interrupt comes
-    once that point is running and the four points of the other two allocations have
+    once that point is running and the four points of the other two allocations (two
+    bench jobs of two points) have
     finished, and Snakemake gets SIGINT's default disposition whatever the suite was
     started with (nohup, a background job)."""
     kernels_or_skip("seq", "openssl")
@@ -106,7 +107,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
         # it still counts as running are removed when it is interrupted
         return (tmp_path / "first.out").read_text().count("(Rule: bench)")
 
-    while not (started.exists() and finished_bench_jobs() >= 4):
+    while not (started.exists() and finished_bench_jobs() >= 2):
         if p.poll() is not None or time.monotonic() > deadline:
             os.killpg(p.pid, signal.SIGKILL)
             pytest.fail(

@@ -141,7 +141,11 @@ def test_pack_resources_add_runtimes_and_keep_the_shape() -> None:
     r = resources.pack_resources([a, b])
     assert r["runtime"] == a["runtime"] + b["runtime"]
     assert r["mem_mb"] == max(a["mem_mb"], b["mem_mb"]) > a["mem_mb"]
-    assert r["cpus_per_task"] == 4 and r["tasks"] == 1 and r["slurm_extra"] == a["slurm_extra"]
+    assert (
+        r["cpus_per_task"] == 4
+        and r["tasks"] == 1
+        and r["slurm_extra"] == a["slurm_extra"]
+    )
 
 
 def test_inject_fault_glob() -> None:

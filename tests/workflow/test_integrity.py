@@ -26,6 +26,7 @@ from support import (
     SNAKEMAKE,
     base_config,
     default_signals,
+    planned_points,
     run_snakemake,
 )
 
@@ -77,14 +78,10 @@ def _records(workdir: Path, pid: str) -> list[dict]:
 
 
 def _planned(workdir: Path, cfg: dict) -> list[str]:
-    """Points a dry run would measure (Snakemake's job listing)."""
+    """Points a dry run would measure (the lines it prints for them)."""
     proc = run_snakemake(workdir, cfg, "-n", "--verbose")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return sorted(
-        line.split("point=")[1].strip()
-        for line in (proc.stdout + proc.stderr).splitlines()
-        if "wildcards: point=" in line
-    )
+    return planned_points(proc.stdout + proc.stderr)
 
 
 def _raw_files(workdir: Path) -> dict[str, str]:

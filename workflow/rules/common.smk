@@ -294,12 +294,7 @@ def judged():
     Every raw file is read here, once, when the DAG asks for gather's parameters
     (not for --list or --lint); the points that run again are named then."""
     if workflow.is_main_process:
-        warn_rerun()
-        n = sum(pending(p) is not None for p in POINTS)
-        logger.info(
-            f"ciphersweep: {n} benchmark point{'' if n == 1 else 's'} to measure",
-            extra={"ciphersweep": "plan", "points": n},
-        )
+        plan_report()
     return hashlib.sha256(
         "\n".join(f"{p} {attempt(p)}" for p in sorted(POINTS)).encode()
     ).hexdigest()
@@ -315,16 +310,26 @@ def judge_code():
     )
 
 
-def warn_rerun():
-    """One warning naming the failed, damaged or changed points that run again."""
-    again = {p: replan(p)[1] for p in POINTS if replan(p)[1]}
+def plan_report():
+    """What this run measures, said once before any job: one warning naming the failed,
+    damaged or changed points that run again, a line per point to measure (shown by
+    --verbose, dry runs and the Slurm profile), and how many (the console's count)."""
+    todo = {p: pending(p) for p in POINTS if pending(p)}
+    again = [p for p in todo if os.path.exists(raw_file(p))]
     if again:
         logger.warning(
             f"ciphersweep: {len(again)} failed, damaged or changed point(s) run again: "
             + " ".join(again)
         )
-        for pid, why in again.items():
-            logger.debug(f"ciphersweep: {pid}: {why}")
+    for pid, why in todo.items():
+        logger.info(
+            f"ciphersweep: to measure: {pid} ({why})", extra={"ciphersweep": "pending"}
+        )
+    n = len(todo)
+    logger.info(
+        f"ciphersweep: {n} benchmark point{'' if n == 1 else 's'} to measure",
+        extra={"ciphersweep": "plan", "points": n},
+    )
 
 
 @functools.cache

@@ -44,7 +44,9 @@ def listed(path: str | Path) -> list[str] | None:
         return None
 
 
-def chosen(members: Sequence[Member], list_path: str | Path) -> list[tuple[Member, str]]:
+def chosen(
+    members: Sequence[Member], list_path: str | Path
+) -> list[tuple[Member, str]]:
     """The members to measure, each with why."""
     todo = [(m, m.why) for m in members if m.why]
     if todo:
@@ -78,7 +80,9 @@ def run_pack(
     write_members(list_path, [m.point.id for m in members])
 
 
-def write_members(path: str | Path, members: Sequence[str], log: str | Path = "") -> None:
+def write_members(
+    path: str | Path, members: Sequence[str], log: str | Path = ""
+) -> None:
     """``path``: one member per line; ``log`` (if given): how many."""
     Path(path).write_text("".join(f"{m}\n" for m in members))
     if log:

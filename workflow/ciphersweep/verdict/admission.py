@@ -157,6 +157,8 @@ def pending(
     kernel; not the binaries, whose content the fingerprint compares)."""
     if rerun_reason is not None:
         return rerun_reason
+    if not Path(path).exists():
+        return "no records yet"
     recorded = recorded_plan_key(path)
     if recorded is not None and recorded != key:
         return f"{path}: planned with other parameters, input or build"

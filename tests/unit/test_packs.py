@@ -1,0 +1,115 @@
+"""A pack's bench job: which of its points it measures (pending ones; all of them when
+Snakemake was told to run it and nothing is pending), real kernels run one after
+another, and the points that hold keep their records byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from ciphersweep.job import packs
+from ciphersweep.plan import fingerprint as cs_fp
+from ciphersweep.verdict import admission
+from support import KERNELS, make_point, run_spec
+
+
+def _raw(path: Path, **fields: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"status": "ok", **fields}) + "\n")
+    return path
+
+
+def test_pending_names_why_a_point_is_measured(tmp_path: Path) -> None:
+    data = tmp_path / "in.bin"
+    data.write_bytes(b"x" * 16)
+    raw = tmp_path / "raw" / "p.jsonl"
+    assert admission.pending(raw, None, "k1", [str(data)]) == "no records yet"
+    _raw(raw, plan_key="k1")
+    os.utime(data, ns=(1, 1))  # the input older than the records
+    assert admission.pending(raw, None, "k1", [str(data)]) is None
+    assert admission.pending(raw, "failed: exit 1", "k1", [str(data)]) == (
+        "failed: exit 1"
+    )
+    assert "other parameters" in admission.pending(raw, None, "k2", [str(data)])
+    st = raw.stat()
+    os.utime(data, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a newer input
+    assert admission.pending(raw, None, "k1", [str(data)]) == (
+        f"{data} is newer than {raw}"
+    )
+    # records from before plan keys: judged by the rest alone
+    _raw(raw)
+    os.utime(data, ns=(1, 1))
+    assert admission.pending(raw, None, "k2", [str(data)]) is None
+
+
+def test_plan_key_follows_the_point_the_input_stamp_and_the_build() -> None:
+    a = make_point(size="1KiB").as_dict()
+    key = cs_fp.plan_key(a, None, "b1")
+    assert key == cs_fp.plan_key(dict(a), None, "b1")
+    b = make_point(size="1KiB", reps=9).as_dict()
+    assert len({key, cs_fp.plan_key(b, None, "b1"), cs_fp.plan_key(a, "1:2:3", "b1"),
+                cs_fp.plan_key(a, None, "b2")}) == 4  # fmt: skip
+
+
+def _members(tmp_path: Path, whys: list[str | None]) -> list[packs.Member]:
+    out = []
+    for k, why in enumerate(whys):
+        p = make_point(size=f"{k + 1}KiB")
+        out.append(packs.Member(p, run_spec(tmp_path, p, tmp_path / "in.bin"), why))
+    return out
+
+
+def test_chosen_measures_the_pending_points_or_all_when_forced(tmp_path: Path) -> None:
+    listing = tmp_path / "packs" / "pack-x-1.txt"
+    listing.parent.mkdir()
+    members = _members(tmp_path, [None, "no records yet", None])
+    assert [(m.point.id, w) for m, w in packs.chosen(members, listing)] == [
+        (members[1].point.id, "no records yet")
+    ]
+    held = _members(tmp_path, [None, None, None])
+    assert packs.chosen(held, listing) == []  # no list yet: a new pack, all held
+    packs.write_members(listing, [m.point.id for m in held])
+    forced = packs.chosen(held, listing)  # run with nothing pending, same list
+    assert [m for m, _ in forced] == held and {w for _, w in forced} == {packs.FORCED}
+    packs.write_members(listing, [m.point.id for m in held[:2]])
+    assert packs.chosen(held, listing) == []  # the pack changed: nothing forced
+
+
+def test_run_pack_measures_pending_points_and_keeps_the_others(tmp_path: Path) -> None:
+    if not (KERNELS / "aes-seq").exists():
+        pytest.fail(f"no kernels in {KERNELS}: scripts/build-kernels.sh builds them")
+    data = tmp_path / "in.bin"
+    data.write_bytes(os.urandom(4096))
+    points = [
+        make_point(size="4KiB", impl=impl, reps=2, warmup=0, mode=mode)
+        for impl, mode in (("ttable", "ctr"), ("ref", "ecb"), ("ttable", "ecb"))
+    ]
+    specs = [
+        run_spec(tmp_path, p, data, plan_key=f"key{k}") for k, p in enumerate(points)
+    ]
+    kept = _raw(Path(specs[0].out_path), plan_key="key0", note="kept")
+    before = kept.read_bytes()
+    pack = [
+        packs.Member(points[0], specs[0], None),
+        packs.Member(points[1], specs[1], "no records yet"),
+        packs.Member(points[2], specs[2], "no records yet"),
+    ]
+    seen: list[tuple[str, str]] = []
+    listing, log = tmp_path / "packs" / "p.txt", tmp_path / "logs" / "p.log"
+    listing.parent.mkdir()
+    log.parent.mkdir()
+    packs.run_pack(pack, listing, log, lambda pid, s: seen.append((pid, s["status"])))
+    assert seen == [(points[1].id, "ok"), (points[2].id, "ok")]  # in the pack's order
+    assert kept.read_bytes() == before
+    for p, s in zip(points[1:], specs[1:]):
+        recs = [json.loads(x) for x in Path(s.out_path).read_text().splitlines()]
+        assert len(recs) == 2 and {r["status"] for r in recs} == {"ok"}
+        assert {r["plan_key"] for r in recs} == {s.plan_key} and recs[0][
+            "point"
+        ] == p.id
+    assert listing.read_text().split() == [p.id for p in points]
+    text = log.read_text()
+    assert text.splitlines()[0] == "p: 2 of 3 point(s) to measure"
+    assert f"{points[1].id}: no records yet" in text and points[0].id not in text
