@@ -75,3 +75,9 @@ if [ "$(cat "$pstamp" 2>/dev/null)" != "$pwant" ]; then
   rm -rf "$plugin/build" "$plugin"/*.egg-info
   echo "$pwant" >"$pstamp"
 fi
+
+# The workflow's own package, compiled as the installed ones are: where
+# PYTHONDONTWRITEBYTECODE is set, every Snakemake process (each run, each job under
+# Slurm) would otherwise compile every module it imports (only what changed is compiled
+# again here; a module changed since is compiled in memory, never trusted stale).
+.venv/bin/python -m compileall -q workflow/ciphersweep >/dev/null

@@ -25,23 +25,23 @@ def test_pending_names_why_a_point_is_measured(tmp_path: Path) -> None:
     data = tmp_path / "in.bin"
     data.write_bytes(b"x" * 16)
     raw = tmp_path / "raw" / "p.jsonl"
-    assert admission.pending(raw, None, "k1", [str(data)]) == "no records yet"
+    assert admission.pending(raw, None, lambda: "k1", [str(data)]) == "no records yet"
     _raw(raw, plan_key="k1")
     os.utime(data, ns=(1, 1))  # the input older than the records
-    assert admission.pending(raw, None, "k1", [str(data)]) is None
-    assert admission.pending(raw, "failed: exit 1", "k1", [str(data)]) == (
+    assert admission.pending(raw, None, lambda: "k1", [str(data)]) is None
+    assert admission.pending(raw, "failed: exit 1", lambda: "k1", [str(data)]) == (
         "failed: exit 1"
     )
-    assert "other parameters" in admission.pending(raw, None, "k2", [str(data)])
+    assert "other parameters" in admission.pending(raw, None, lambda: "k2", [str(data)])
     st = raw.stat()
     os.utime(data, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # a newer input
-    assert admission.pending(raw, None, "k1", [str(data)]) == (
+    assert admission.pending(raw, None, lambda: "k1", [str(data)]) == (
         f"{data} is newer than {raw}"
     )
     # records from before plan keys: judged by the rest alone
     _raw(raw)
     os.utime(data, ns=(1, 1))
-    assert admission.pending(raw, None, "k2", [str(data)]) is None
+    assert admission.pending(raw, None, lambda: "k2", [str(data)]) is None
 
 
 def test_plan_key_follows_the_point_the_input_stamp_and_the_build() -> None:

@@ -315,7 +315,7 @@ def plan_report():
     damaged or changed points that run again, a line per point to measure (shown by
     --verbose, dry runs and the Slurm profile), and how many (the console's count)."""
     todo = {p: pending(p) for p in POINTS if pending(p)}
-    again = [p for p in todo if os.path.exists(raw_file(p))]
+    again = [p for p, why in todo.items() if why != cs_admission.NO_RECORDS]
     if again:
         logger.warning(
             f"ciphersweep: {len(again)} failed, damaged or changed point(s) run again: "
@@ -345,7 +345,10 @@ def plan_key(pid):
 def pending(pid):
     """Why the point is measured in this run (None: its records hold)."""
     return cs_admission.pending(
-        raw_file(pid), replan(pid)[1], plan_key(pid), point_inputs(POINTS[pid])[0]
+        raw_file(pid),
+        replan(pid)[1],
+        functools.partial(plan_key, pid),
+        point_inputs(POINTS[pid])[0],
     )
 
 

@@ -101,6 +101,7 @@ def _z(confidence: float) -> float:
     return float(scipy_stats().norm.ppf(0.5 + confidence / 2))
 
 
+@functools.lru_cache(maxsize=1024)
 def t_quantile(p: float, df: int) -> float:
     """Quantile of Student's t distribution with ``df`` degrees of freedom."""
     return float(scipy_stats().t.ppf(p, df))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache, partial
@@ -134,6 +135,10 @@ def replan(
     return f"rerun {digest}", verdict.reason
 
 
+# why a point without a raw file is measured
+NO_RECORDS = "no records yet"
+
+
 def recorded_plan_key(path: str | Path) -> str | None:
     """The ``plan_key`` of a raw file's first record (None: none, or unreadable)."""
     try:
@@ -146,27 +151,34 @@ def recorded_plan_key(path: str | Path) -> str | None:
 
 
 def pending(
-    path: str | Path, rerun_reason: str | None, key: str, inputs: list[str]
+    path: str | Path,
+    rerun_reason: str | None,
+    key: Callable[[], str],
+    inputs: list[str],
 ) -> str | None:
     """Why a bench job measures the point of raw file ``path`` (None: its records hold).
 
     ``rerun_reason``: :func:`replan`'s (missing, failed, damaged, another fingerprint);
-    ``key``: the point's plan key now (records of another key were planned with other
-    parameters, another input stamp or build); ``inputs``: the files whose being newer
-    than the records measures the point again (its input data, an image, a Python
-    kernel; not the binaries, whose content the fingerprint compares)."""
+    ``key``: the point's plan key now, asked only when its records are read (records of
+    another key were planned with other parameters, another input stamp or build);
+    ``inputs``: the files whose being newer than the records measures the point again
+    (its input data, an image, a Python kernel; not the binaries, whose content the
+    fingerprint compares)."""
     if rerun_reason is not None:
         return rerun_reason
-    if not Path(path).exists():
-        return "no records yet"
-    recorded = recorded_plan_key(path)
-    if recorded is not None and recorded != key:
-        return f"{path}: planned with other parameters, input or build"
     try:
-        mtime = Path(path).stat().st_mtime_ns
-        newer = [f for f in inputs if Path(f).stat().st_mtime_ns > mtime]
+        mtime = os.stat(path).st_mtime_ns
+    except FileNotFoundError:
+        return NO_RECORDS
     except OSError as exc:
         return f"{path}: {exc.strerror or exc}"
+    recorded = recorded_plan_key(path)
+    if recorded is not None and recorded != key():
+        return f"{path}: planned with other parameters, input or build"
+    try:
+        newer = [f for f in inputs if os.stat(f).st_mtime_ns > mtime]
+    except OSError as exc:
+        return f"{exc.filename}: {exc.strerror or exc}"
     if newer:
         return f"{newer[0]} is newer than {path}"
     return None
