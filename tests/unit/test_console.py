@@ -154,3 +154,17 @@ def test_summary_lines(tmp_path: Path) -> None:
     )
     assert any(line.startswith("  noisy cells: 1 of 2 times") for line in lines)
     assert "wider than ±5%" in "\n".join(lines)
+
+
+def test_without_a_plan_the_progress_counts_bench_jobs() -> None:
+    """A run that does not gather (a pack's list as the target) or only forced packs:
+    no count of points before the jobs, so the line counts jobs."""
+    h, out = _handler()
+    h.emit(_rec(None, msg="ciphersweep: 0 points", ciphersweep="plan", points=0))
+    h.emit(_rec(LogEvent.RUN_INFO, stats={"bench": 2, "total": 3}))
+    h.emit(_rec(None, msg="m", ciphersweep="point", point="seq-1KiB", failure=None))
+    h.emit(_rec(LogEvent.PROGRESS, done=1, total=3))
+    h.emit(_rec(LogEvent.PROGRESS, done=3, total=3))
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("ciphersweep: 2 benchmark jobs to run (3 jobs)")
+    assert any(line.startswith("[####################] 3/3 jobs") for line in lines)

@@ -285,14 +285,17 @@ class LogHandler(LogHandlerBase):
     def _on_run_info(self, record: logging.LogRecord) -> None:
         stats = getattr(record, "stats", None) or {}
         self.progress.jobs_total = int(stats.get("total", 0))
-        n, what = self.progress.points_planned, "point"
-        if n is None:  # the run does not gather: its bench jobs are what it counts
-            n, what = int(stats.get(BENCH_RULE, 0)), "job"
-        elif not stats.get(BENCH_RULE):
-            n = 0
-        self.progress.points_total = n if what == "point" else 0
+        planned = self.progress.points_planned or 0
+        benches = int(stats.get(BENCH_RULE, 0))
+        if benches and not planned:
+            # no plan (the run does not gather) or forced jobs: count the jobs
+            n, what = benches, "job"
+        else:
+            n, what = planned if benches else 0, "point"
+            self.progress.points_total = n
         self._write(
-            f"ciphersweep: {n} benchmark {what}{'' if n == 1 else 's'} to measure "
+            f"ciphersweep: {n} benchmark {what}{'' if n == 1 else 's'} to "
+            f"{'measure' if what == 'point' else 'run'} "
             f"({self.progress.jobs_total} jobs); --verbose shows every job"
         )
 
@@ -318,7 +321,8 @@ class LogHandler(LogHandlerBase):
         """A point of a bench job has its records (``failure``: why it failed)."""
         p = self.progress
         p.points_done += 1
-        p.points_total = max(p.points_total, p.points_done)  # a forced pack
+        if p.points_total:  # (a forced pack measures more than planned)
+            p.points_total = max(p.points_total, p.points_done)
         point = str(getattr(record, "point", "?"))
         reason = getattr(record, "failure", None)
         if reason is not None:
