@@ -217,6 +217,18 @@ def test_same_command_reruns_failed_and_damaged_points(tmp_path: Path) -> None:
     assert _measured(raw_before, tmp_path) == [SEQ]
     assert len(_records(tmp_path, SEQ)) == 2
     assert pd.read_csv(res / "summary.csv").set_index("point").loc[SEQ, "n"] == 2
+    # both points share one pack: its log names the one point it measured and why
+    (log,) = (res / "logs" / "packs").glob("pack-*.log")
+    assert log.read_text().startswith(f"{log.stem}: 1 of 2 point(s) to measure")
+
+    # 5b. the pack forced with nothing pending: both of its points are measured again
+    raw_before = _raw_files(tmp_path)
+    forced = run_snakemake(
+        tmp_path, cfg, "--forcerun", f"results/trust/packs/{log.stem}.txt"
+    )
+    assert forced.returncode == 0, forced.stderr[-3000:]
+    assert _measured(raw_before, tmp_path) == sorted([SEQ, SSL])
+    assert "the bench job was forced" in log.read_text()
 
     # 6. one kernel binary removed: the plan rebuilds it, and re-measures no point of
     #    the other kernels
