@@ -39,4 +39,6 @@ rule bench:
         # hold changes it, and Snakemake runs the pack (which measures that point)
         state=lambda wildcards: pack_state(wildcards.pack),
     run:
-        cs_packs.run_pack(pack_members(wildcards.pack), output[0], log[0], point_done)
+        cs_packs.run_pack(
+            pack_members(wildcards.pack), output[0], log[0], point_done, busy_monitor()
+        )

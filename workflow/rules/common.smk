@@ -30,6 +30,7 @@ from ciphersweep.verdict import admission as cs_admission  # noqa: E402
 from ciphersweep.verdict import records as cs_records  # noqa: E402
 from ciphersweep.analysis import report as cs_report  # noqa: E402
 from ciphersweep.job import launch as cs_launch  # noqa: E402
+from ciphersweep.job import busy as cs_busy  # noqa: E402
 from ciphersweep.job import packs as cs_packs  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
@@ -364,6 +365,13 @@ def pack_members(pack):
         cs_packs.Member(POINTS[pid], run_spec(POINTS[pid]), pending(pid))
         for pid in PACKS[pack]
     ]
+
+
+@functools.cache
+def busy_monitor():
+    """The busy checks of this process's bench jobs (local runs: every pack; a Slurm
+    job step: its own), made when the first pack runs."""
+    return cs_busy.Monitor()
 
 
 def point_done(pid, summary):

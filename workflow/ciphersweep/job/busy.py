@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,9 +195,14 @@ class Monitor:
         self.proc, self.sample_s, self.heavy_share = proc, sample_s, heavy_share
         self.skip = _ancestors(os.getpid(), proc)
         self.seen: list[tuple[float, Ticks]] = []  # (clock, ticks), oldest first
+        self.lock = threading.Lock()  # bench jobs may run side by side in a process
 
     def check(self, cores: set[int] | None = None) -> Busy:
         """As :func:`check`, over the window described above."""
+        with self.lock:
+            return self._check(cores)
+
+    def _check(self, cores: set[int] | None) -> Busy:
         mine = cores if cores is not None else set(os.sched_getaffinity(0))
         if not self.seen:
             self.seen.append((time.monotonic(), _snapshot(self.proc, self.skip)))

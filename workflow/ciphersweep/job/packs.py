@@ -61,11 +61,14 @@ def run_pack(
     list_path: str | Path,
     log_path: str | Path,
     on_point: Callable[[str, dict[str, Any]], None],
+    monitor: cs_busy.Monitor | None = None,
 ) -> None:
     """Measure the pack's chosen points (each writes its raw file and its own log),
-    report each to ``on_point`` as it ends, then write the pack's list."""
+    report each to ``on_point`` as it ends, then write the pack's list. ``monitor``:
+    the busy checks (one the packs of a process share: a pack after another needs no
+    sampling window of its own)."""
     todo = chosen(members, list_path)
-    monitor = cs_busy.Monitor()
+    monitor = monitor or cs_busy.Monitor()
     with open(log_path, "w") as log:
         print(
             f"{Path(list_path).stem}: {len(todo)} of {len(members)} point(s) to measure",
