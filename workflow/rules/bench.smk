@@ -40,5 +40,9 @@ rule bench:
         state=lambda wildcards: pack_state(wildcards.pack),
     run:
         cs_packs.run_pack(
-            pack_members(wildcards.pack), output[0], log[0], point_done, busy_monitor()
+            pack_members(wildcards.pack),
+            output[0],
+            log[0],
+            point_done,
+            busy_monitor(),
         )
