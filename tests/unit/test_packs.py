@@ -113,3 +113,13 @@ def test_run_pack_measures_pending_points_and_keeps_the_others(tmp_path: Path) -
     text = log.read_text()
     assert text.splitlines()[0] == "p: 2 of 3 point(s) to measure"
     assert f"{points[1].id}: no records yet" in text and points[0].id not in text
+
+
+def test_a_lost_raw_file_gets_a_token_of_its_own(tmp_path: Path) -> None:
+    raw = tmp_path / "raw" / "seq-1KiB.jsonl"
+    assert admission.lost(raw, None, 0) is None  # no pack list: never measured
+    assert admission.lost(raw, ["other"], 5) is None  # not in its pack's list
+    assert admission.lost(raw, ["seq-1KiB", "other"], 5) == "lost 5"
+    assert admission.lost(raw, ["seq-1KiB"], 6) != admission.lost(raw, ["seq-1KiB"], 5)
+    _raw(raw)
+    assert admission.lost(raw, ["seq-1KiB"], 5) is None  # it has its file

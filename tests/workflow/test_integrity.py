@@ -84,6 +84,10 @@ def _planned(workdir: Path, cfg: dict) -> list[str]:
     return planned_points(proc.stdout + proc.stderr)
 
 
+def _out(proc: subprocess.CompletedProcess) -> str:
+    return proc.stdout + proc.stderr
+
+
 def _raw_files(workdir: Path) -> dict[str, str]:
     tree = _tree(workdir)
     return {k.split("/")[-1]: v for k, v in tree.items() if k.startswith("trust/raw/")}
@@ -229,6 +233,17 @@ def test_same_command_reruns_failed_and_damaged_points(tmp_path: Path) -> None:
     assert forced.returncode == 0, forced.stderr[-3000:]
     assert _measured(raw_before, tmp_path) == sorted([SEQ, SSL])
     assert "the bench job was forced" in log.read_text()
+
+    # 5c. a measured point's raw file removed: exactly that point is measured again
+    #     (the tables would otherwise keep showing records that are gone), then nothing
+    (res / "raw" / f"{SSL}.jsonl").unlink()
+    raw_before = _raw_files(tmp_path)
+    assert _planned(tmp_path, cfg) == [SSL]
+    lost = run_snakemake(tmp_path, cfg)
+    assert lost.returncode == 0, lost.stderr[-3000:]
+    assert _measured(raw_before, tmp_path) == [SSL]
+    assert _records(tmp_path, SSL)[0]["attempt"].startswith("lost ")
+    assert "Nothing to be done" in _out(run_snakemake(tmp_path, cfg, "-n"))
 
     # 6. one kernel binary removed: the plan rebuilds it, and re-measures no point of
     #    the other kernels

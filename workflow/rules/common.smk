@@ -65,6 +65,7 @@ RESOURCES = {
     for p in POINT_LIST
 }
 PACKS = cs_resources.packs(POINT_LIST, CFG["cluster"])
+PACK_OF = {pid: name for name, members in PACKS.items() for pid in members}
 PACK_RESOURCES = {
     name: cs_resources.pack_resources([RESOURCES[pid] for pid in members])
     for name, members in PACKS.items()
@@ -276,8 +277,22 @@ def input_stamp(point):
 @functools.cache
 def replan(pid):
     """(attempt token, why the point runs again or None) of a point's raw file: read
-    and judged once, when a job's parameters first ask for it."""
-    return cs_admission.replan(f"{RES}/raw/{pid}.jsonl", POINTS[pid], expected(pid))
+    and judged once, when a job's parameters first ask for it. A raw file removed after
+    its pack measured it is measured again (cs_admission.lost)."""
+    gone = cs_admission.lost(raw_file(pid), *pack_listing(PACK_OF[pid]))
+    if gone is not None:
+        return gone, f"{raw_file(pid)}: its records are gone (its pack had measured it)"
+    return cs_admission.replan(raw_file(pid), POINTS[pid], expected(pid))
+
+
+@functools.cache
+def pack_listing(pack):
+    """(the points a pack's list names, the list's modification time) or (None, 0)."""
+    path = f"{RES}/packs/{pack}.txt"
+    try:
+        return cs_packs.listed(path), os.stat(path).st_mtime_ns
+    except OSError:
+        return None, 0
 
 
 def attempt(pid):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
@@ -137,6 +137,22 @@ def replan(
 
 # why a point without a raw file is measured
 NO_RECORDS = "no records yet"
+
+
+def lost(
+    path: str | Path, listed: Sequence[str] | None, list_mtime_ns: int
+) -> str | None:
+    """The ``attempt`` token of a point whose raw file ``path`` is gone although its
+    pack's list (``listed``, written ``list_mtime_ns``) names it: it was measured, and
+    its records were removed since (None: it has its file, or was never measured).
+
+    The token differs from the one Snakemake recorded for the pack, so the pack runs
+    and measures the point again, and the gather after it drops the lost records from
+    the tables; the new records carry it, so it then stays as it is (a later loss, after
+    the list was written again, gives another)."""
+    if listed is None or Path(path).stem not in listed or os.path.exists(path):
+        return None
+    return f"lost {list_mtime_ns}"
 
 
 def recorded_plan_key(path: str | Path) -> str | None:
