@@ -50,7 +50,8 @@ def test_plan_key_follows_the_point_the_input_stamp_and_the_build() -> None:
     assert key == cs_fp.plan_key(dict(a), None, "b1")
     b = make_point(size="1KiB", reps=9).as_dict()
     assert len({key, cs_fp.plan_key(b, None, "b1"), cs_fp.plan_key(a, "1:2:3", "b1"),
-                cs_fp.plan_key(a, None, "b2")}) == 4  # fmt: skip
+                cs_fp.plan_key(a, None, "b2"),
+                cs_fp.plan_key(a, None, "b1", {"mpirun_args": ["-x"]})}) == 5  # fmt: skip
 
 
 def _members(tmp_path: Path, whys: list[str | None]) -> list[packs.Member]:

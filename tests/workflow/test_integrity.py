@@ -34,11 +34,11 @@ SEQ = "seq-ttable-ctr-enc-1KiB-r1-t1"
 SSL = "openssl-aes-128-ctr-enc-1KiB-r1-t1"
 
 
-def _kernels(tmp: Path) -> Path:
+def _kernels(tmp: Path, names: tuple[str, ...] = ("aes-seq", "aes-openssl")) -> Path:
     """A private copy of the built kernels (the campaign's build.dir)."""
     kbin = tmp / "kbin"
     kbin.mkdir()
-    for name in ("aes-seq", "aes-openssl"):
+    for name in names:
         if not (KERNELS / name).exists():
             pytest.fail(
                 "kernels not built (run scripts/build-kernels.sh build/kernels)"
@@ -251,6 +251,31 @@ def test_same_command_reruns_failed_and_damaged_points(tmp_path: Path) -> None:
     dry = run_snakemake(tmp_path, cfg, "-n", "--verbose")
     assert "build_kernels" in dry.stdout + dry.stderr
     assert SEQ not in _planned(tmp_path, cfg)
+
+
+def test_a_launcher_setting_re_measures_exactly_the_points_it_launches(
+    tmp_path: Path,
+) -> None:
+    """cluster.mpirun_args changed, the same command once: the MPI point is measured
+    again with the new launch line, the sequential point keeps its records."""
+    kbin = _kernels(tmp_path, ("aes-seq", "aes-mpi"))
+    cfg = _cfg(kbin)
+    cfg["backends"] = {
+        "seq": {"impls": ["ttable"]},
+        "mpi": {"impls": ["ttable"], "ranks": [1]},
+    }
+    mpi = "mpi-ttable-ctr-enc-1KiB-r1-t1"
+    first = run_snakemake(tmp_path, cfg)
+    assert first.returncode == 0, first.stderr[-3000:]
+    raw_before = _raw_files(tmp_path)
+    cfg["cluster"]["mpirun_args"] = ["--mca", "btl", "self,vader"]
+    assert _planned(tmp_path, cfg) == [mpi]
+    again = run_snakemake(tmp_path, cfg)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert _measured(raw_before, tmp_path) == [mpi]
+    recs = _records(tmp_path, mpi)
+    assert recs and all("--mca btl self,vader" in r["launch_line"] for r in recs)
+    assert "Nothing to be done" in _out(run_snakemake(tmp_path, cfg, "-n"))
 
 
 @pytest.mark.parametrize(

@@ -353,8 +353,23 @@ def plan_key(pid):
     """What a point is planned with besides its fingerprint (kept in its records)."""
     point = POINTS[pid]
     return cs_fp.plan_key(
-        point.as_dict(), input_stamp(point), kernel_digest(point.variant)
+        point.as_dict(),
+        input_stamp(point),
+        kernel_digest(point.variant),
+        launch_settings(point),
     )
+
+
+def launch_settings(point):
+    """The campaign's settings a point's launch depends on: the energy mode, and an MPI
+    point's launcher, mpirun arguments and network (the same wherever it is planned:
+    not the launch line, which a Slurm job builds otherwise than the planning)."""
+    cluster = CFG["cluster"]
+    mpi = ("mpi_launcher", "mpirun_args", "mpi_network")
+    return {
+        "energy": CFG["platform"]["energy"],
+        **({k: cluster[k] for k in mpi} if point.backend == "mpi" else {}),
+    }
 
 
 @functools.cache

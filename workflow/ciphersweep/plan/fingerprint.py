@@ -247,9 +247,15 @@ def _image(exp: Expected) -> str | None:
     return f"sha256:{d}" if d else None
 
 
-def plan_key(point: dict[str, Any], input_stamp: str | None, build: str | None) -> str:
+def plan_key(
+    point: dict[str, Any],
+    input_stamp: str | None,
+    build: str | None,
+    launch: dict[str, Any] | None = None,
+) -> str:
     """What a point is planned with besides its fingerprint: the whole point (its
-    repetitions, precision, time limit...), its input's stamp and its build's key. Its
-    records keep it (``plan_key``); other parameters measure the point again."""
-    text = json.dumps([point, input_stamp, build], sort_keys=True, default=str)
+    repetitions, precision, time limit...), its input's stamp, its build's key and the
+    launch settings it depends on (energy mode, MPI launcher and arguments). Its records
+    keep it (``plan_key``); other parameters measure the point again."""
+    text = json.dumps([point, input_stamp, build, launch], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
