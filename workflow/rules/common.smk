@@ -86,16 +86,23 @@ IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
 GIT_REV = cs_prov.git_revision(PROJECT)
 
+
 # The packs' lists (the bench jobs' outputs) and the generated inputs' list: what gather
 # waits for. A point's records are in RAW_FILES, written by its pack's bench job.
-PACK_FILES = [f"{RES}/packs/{name}.txt" for name in PACKS]
+def pack_file(name):
+    return f"{RES}/packs/{name}.txt"
+
+
+PACK_FILES = [pack_file(name) for name in PACKS]
 if SIZES:
-    PACK_FILES.append(f"{RES}/packs/inputs.txt")
-RAW_FILES = [f"{RES}/raw/{pid}.jsonl" for pid in POINTS]
+    PACK_FILES.append(pack_file("inputs"))
 
 
 def raw_file(pid):
     return f"{RES}/raw/{pid}.jsonl"
+
+
+RAW_FILES = [raw_file(pid) for pid in POINTS]
 
 
 def pack_res(name):
@@ -288,7 +295,7 @@ def replan(pid):
 @functools.cache
 def pack_listing(pack):
     """(the points a pack's list names, the list's modification time) or (None, 0)."""
-    path = f"{RES}/packs/{pack}.txt"
+    path = pack_file(pack)
     try:
         return cs_packs.listed(path), os.stat(path).st_mtime_ns
     except OSError:
