@@ -3,6 +3,7 @@
 # time; build keys (a hash of the kernel sources) and the verdicts on the raw records
 # are made once, when a job's parameters first ask for them.
 import functools
+import gc
 import hashlib
 import os
 import sys
@@ -10,6 +11,12 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.logging import logger
+
+# What is made before this file runs (Snakemake's modules, the command line) lives as
+# long as the run: frozen, the garbage collector stops walking it at each of its passes
+# (a tenth of a second of a parse). The rest is frozen when the run ends
+# (ciphersweep.campaign.ending).
+gc.freeze()
 
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
@@ -21,6 +28,7 @@ from ciphersweep.analysis import compare as cs_compare  # noqa: E402
 from ciphersweep.plan import config as cs_config  # noqa: E402
 from ciphersweep.plan import campaign_source as cs_source  # noqa: E402
 from ciphersweep.campaign import console as cs_console  # noqa: E402
+from ciphersweep.campaign import ending as cs_ending  # noqa: E402
 from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
 from ciphersweep.plan import fingerprint as cs_fp  # noqa: E402
 from ciphersweep.analysis import plots as cs_plots  # noqa: E402
@@ -457,10 +465,12 @@ REPORT = f"{RES}/report.html"
 
 
 def campaign_summary(ok):
-    """Log the end-of-campaign summary (printed by the console plugin as it is)."""
+    """Log the end-of-campaign summary (printed by the console plugin as it is); the
+    process then ends when its work does (ciphersweep.campaign.ending)."""
     command = cs_console.report_command(REPORT, CAMPAIGN_FILES)
     lines = cs_console.summary_lines(RES, REPORT, command, ok=ok, cfg=CFG)
     logger.info("\n".join(lines), extra={"ciphersweep": "summary"})
+    cs_ending.end_promptly()
 
 
 def gen_spec():
