@@ -20,6 +20,7 @@ import pandas as pd
 from ciphersweep.analysis.plots.catalog import FORMATS
 from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.plots.legend import place
+from ciphersweep.analysis.plots.titles import title
 from ciphersweep.core.atomic import replacing
 
 from .regress import estimate, run_order
@@ -101,7 +102,7 @@ def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) ->
                 capsize=3,
                 label=label,
             )
-    ax.set_title(backend)
+    title(ax, backend)
     ax.set_yscale("log")
     ax.grid(True, which="major", alpha=0.3)
     place(ax, "tables/history.csv", loc="best")

@@ -8,6 +8,7 @@ from typing import Any
 
 from ciphersweep.analysis.plots import style
 from ciphersweep.analysis.plots.catalog import CAPTIONS
+from ciphersweep.analysis.plots.titles import title
 from ciphersweep.analysis.tables.model import Context, row_labels
 
 CUDA_PARTS = (
@@ -65,7 +66,7 @@ def plot_cuda_copy(ctx: Context) -> Any:
     ax.set_xlabel("data size")
     ax.set_ylim(0, 112)
     ax.set_ylabel("share of the timed region (%)")
-    ax.set_title(CAPTIONS["cuda_copy"][0])
+    title(ax, CAPTIONS["cuda_copy"][0])
     if cuda:
         style.legend(ax, loc="lower right")
     else:
@@ -93,7 +94,7 @@ def plot_energy(ctx: Context) -> Any:
             drawn += 1
     style.size_axis(ax, sizes)
     ax.set_ylabel("energy (J/MB)")
-    ax.set_title(CAPTIONS["energy_per_mb"][0])
+    title(ax, CAPTIONS["energy_per_mb"][0])
     if drawn:
         ax.set_yscale("log")
         style.log_ticks(ax)

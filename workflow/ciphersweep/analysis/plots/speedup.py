@@ -12,6 +12,7 @@ from matplotlib.ticker import MaxNLocator
 
 from ciphersweep.analysis.plots import style
 from ciphersweep.analysis.plots.catalog import CAPTIONS
+from ciphersweep.analysis.plots.titles import title
 from ciphersweep.analysis.tables import formulas
 from ciphersweep.analysis.tables.model import Context, row_labels
 from ciphersweep.plan.sweep import Point
@@ -89,7 +90,7 @@ def _speedup_panel(ax: Any, backend: str, pts: list, styles: dict) -> None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("P (ranks x threads)")
     ax.set_ylabel("speedup Ts/Tp")
-    ax.set_title(backend)
+    title(ax, backend)
     ax.grid(True, alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     uniq = dict(zip(labels, handles))
@@ -118,7 +119,7 @@ def _gpu_panel(ax: Any, pts: list, sizes: Sequence[str]) -> None:
     style.size_axis(ax, sizes)
     ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
     ax.set_ylabel("speedup Ts/Tp")
-    ax.set_title("GPU (vs data size)")
+    title(ax, "GPU (vs data size)")
     ax.grid(True, which="major", alpha=0.3)
     style.legend(ax)
 

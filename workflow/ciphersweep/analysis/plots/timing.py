@@ -10,6 +10,7 @@ from typing import Any
 
 from ciphersweep.analysis.plots import style
 from ciphersweep.analysis.plots.catalog import CAPTIONS
+from ciphersweep.analysis.plots.titles import title
 from ciphersweep.analysis.tables import formulas
 from ciphersweep.analysis.tables.model import Context, row_labels
 from ciphersweep.plan.sweep import Point
@@ -50,8 +51,8 @@ def plot_time(ctx: Context) -> Any:
         ax.set_yscale("log")
         ax.set_xlabel("data size (bytes)")
         ax.set_ylabel(f"time (s, {ctx.statistic})")
-        title = CAPTIONS["time_vs_size"][0]
-        ax.set_title(f"{title} [{variant}]" if variant else title)
+        caption = CAPTIONS["time_vs_size"][0]
+        title(ax, f"{caption} [{variant}]" if variant else caption)
         ax.grid(True, which="major", alpha=0.3)
         style.legend(ax)
     style.flag_note(fig, any_wide, ctx)
@@ -106,7 +107,7 @@ def plot_variants(ctx: Context) -> Any:
         ax.set_xlabel("build variant (compiler flags)")
         ax.set_yscale("log")
         ax.set_ylabel(f"time at {largest} (s, {ctx.statistic})")
-        ax.set_title(f"{CAPTIONS['time_vs_variant'][0]}, {op}")
+        title(ax, f"{CAPTIONS['time_vs_variant'][0]}, {op}")
         ax.grid(True, which="major", alpha=0.3)
         style.legend(ax)
     style.flag_note(fig, any_wide, ctx)
@@ -135,7 +136,7 @@ def plot_throughput(ctx: Context) -> Any:
     style.log_ticks(ax)
     style.size_axis(ax, sizes)
     ax.set_ylabel("throughput (MB/s)")
-    ax.set_title(CAPTIONS["throughput"][0])
+    title(ax, CAPTIONS["throughput"][0])
     ax.grid(True, which="major", alpha=0.3)
     style.legend(ax)
     return fig
