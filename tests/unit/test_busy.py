@@ -102,3 +102,29 @@ def test_a_packs_later_checks_use_the_time_since_the_previous_one(
     # right after: over the window since the first check's end, a few "points" back
     soon = mon.check(cores={cpus[0]})
     assert windows[-1] == busy.QUICK_S and proc.pid in [p for p, _, _ in soon.heavy]
+
+
+def test_a_window_opened_at_the_start_is_not_waited_for_again(
+    spinner: tuple[subprocess.Popen[bytes], list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opened as the run starts (the workflow's onstart), the first window is old enough
+    by the first point: that check samples briefly, and still sees the CPU-heavy
+    process that ran over the window."""
+    proc, cpus = spinner
+    windows: list[float] = []
+    sample = busy._runnable_others
+
+    def counted(p: Path, sample_s: float, steps: int = 5) -> float:
+        windows.append(sample_s)
+        return sample(p, sample_s, steps)
+
+    monkeypatch.setattr(busy, "_runnable_others", counted)
+    mon = busy.Monitor(sample_s=0.2, heavy_share=0.05)
+    mon.open()
+    opened = list(mon.seen)
+    mon.open()  # a second call keeps the window it opened
+    assert mon.seen == opened
+    time.sleep(0.3)  # the build check and the inputs
+    first = mon.check(cores={cpus[0]})
+    assert windows == [busy.QUICK_S]
+    assert proc.pid in [pid for pid, _, _ in first.heavy]

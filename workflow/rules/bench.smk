@@ -6,6 +6,12 @@
 # overlapping.
 
 
+# The busy checks' first window opens as the run starts (ciphersweep.job.busy): the
+# run's first point does not wait for one.
+onstart:
+    busy_monitor().open()
+
+
 rule bench:
     input:
         unpack(pack_inputs),

@@ -184,7 +184,7 @@ class Monitor:
     Each check counts the other processes' CPU over a window of at least ``sample_s``
     that ends now: since the newest earlier check at least that old (in a pack of
     short points, a few points back), or, waiting for the rest, since the oldest one
-    (the first check: since itself)."""
+    (the first check: since :meth:`open`, or since itself)."""
 
     def __init__(
         self,
@@ -202,10 +202,20 @@ class Monitor:
         with self.lock:
             return self._check(cores)
 
-    def _check(self, cores: set[int] | None) -> Busy:
-        mine = cores if cores is not None else set(os.sched_getaffinity(0))
+    def open(self) -> None:
+        """Open the first window now (the workflow's ``onstart``, as the run starts):
+        the first check then counts from here, and waits only for what is left of
+        ``sample_s``, usually nothing."""
+        with self.lock:
+            self._open()
+
+    def _open(self) -> None:
         if not self.seen:
             self.seen.append((time.monotonic(), _snapshot(self.proc, self.skip)))
+
+    def _check(self, cores: set[int] | None) -> Busy:
+        mine = cores if cores is not None else set(os.sched_getaffinity(0))
+        self._open()
         now = time.monotonic()
         old = [k for k, (t, _) in enumerate(self.seen) if now - t >= self.sample_s]
         if old:
