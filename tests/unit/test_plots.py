@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from ciphersweep.analysis import plots
 from ciphersweep.analysis.plots import legend, parts, speedup, style, timing
+from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from support import make_point
 
 SIZES = (("1KB", 1000), ("1MB", 10**6), ("16MB", 16 * 10**6))
@@ -236,3 +240,45 @@ def test_the_hollow_marker_note_keeps_clear_of_the_x_label(ctx: tables.Context) 
     note = fig.texts[-1].get_window_extent(renderer)
     label = ax.xaxis.label.get_window_extent(renderer)
     assert note.y1 <= label.y0, (note, label)
+
+
+def _best_legend_figure(corner: str) -> tuple[Figure, Any]:
+    """A figure whose data fill every corner but ``corner`` (so "best" goes there)."""
+    fig = Figure(figsize=(5, 4), dpi=110, layout="constrained")
+    ax = fig.add_subplot()
+    spots = {"upper left": (0, 1), "upper right": (1, 1), "lower left": (0, 0)}
+    spots["lower right"] = (1, 0)
+    for name, (x, y) in spots.items():
+        if name != corner:
+            ax.plot([x, x + 0.01], [y, y - 0.01], "o-", label=f"near {name}")
+    ax.set_xlim(-0.1, 1.1)
+    ax.set_ylim(-0.1, 1.1)
+    return fig, ax.legend()  # loc "best", matplotlib's default
+
+
+@pytest.mark.parametrize("corner", ["upper left", "lower right", "lower left"])
+def test_a_best_legend_keeps_its_first_place_in_every_file(
+    tmp_path: Path, corner: str
+) -> None:
+    """save_figure searches "best" once, for the first file, and pins the legend
+    there: the place "best" would find again, in every format."""
+    fig, leg = _best_legend_figure(corner)
+    paths = [tmp_path / f"p.{ext}" for ext in plots.FORMATS]
+    save_figure(fig, paths)
+    assert leg._loc == Legend.codes[corner]  # pinned, no longer "best"
+    assert all(p.stat().st_size > 0 for p in paths)
+    fig.savefig(tmp_path / "again.png")  # pinned, in the first file's pixels
+    fresh, fresh_leg = _best_legend_figure(corner)
+    fresh.savefig(tmp_path / "fresh.png")  # "best", searched while drawn
+    assert fresh_leg.legendPatch.get_bbox().bounds == pytest.approx(
+        leg.legendPatch.get_bbox().bounds
+    )
+
+
+def test_a_legend_placed_by_hand_is_left_as_it_is(tmp_path: Path) -> None:
+    fig, _ = _best_legend_figure("upper left")
+    leg = fig.axes[0].legend(loc="center")
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    assert legend.keep_places(fig, renderer) == 0
+    assert leg._loc == Legend.codes["center"]

@@ -8,14 +8,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ciphersweep.analysis.plots.legend import keep_places
+
 
 def save_figure(fig: Any, paths: Sequence[str | Path]) -> None:
     """``fig``, drawn once, written to each of ``paths`` (the format from each suffix;
     SVG without a date, so the same plot gives the same bytes). The constrained layout
-    is worked out for the first file and kept for the others, which would otherwise
-    work it out again, the costliest part of writing a small plot."""
+    and the places of "best" legends are worked out for the first file and kept for
+    the others, which would otherwise work them out again: the costliest parts of
+    writing a plot, small (the layout) or of many points (the legends)."""
+    first = fig.canvas.mpl_connect("draw_event", lambda e: keep_places(fig, e.renderer))
     for k, path in enumerate(paths):
         svg = Path(path).suffix == ".svg"
         fig.savefig(path, metadata={"Date": None} if svg else None)
         if k == 0:
+            fig.canvas.mpl_disconnect(first)
             fig.set_layout_engine("none")
