@@ -255,11 +255,29 @@ def test_a_per_process_figure_counts_once_per_process() -> None:
     """cpu_peak_pct is sampled once per kernel process and repeated on each of its
     records: its summary counts one value per process, so one process gives a single
     value (coverage 0) however many repetitions it ran, and two give an interval."""
-    one = pd.DataFrame({"t_total": [1.0, 1.1, 1.2], "cpu_peak_pct": [50.0] * 3})
-    s = records._numeric_summary(one.assign(process=0))
+    one = [{"t_total": t, "cpu_peak_pct": 50.0} for t in (1.0, 1.1, 1.2)]
+    s = records._numeric_summary([{**r, "process": 0} for r in one])
     assert s["cpu_peak_pct_ci_level"] == 0.0 and s["t_total_ci_level"] > 0
     assert records._numeric_summary(one)["cpu_peak_pct_ci_level"] == 0.0
-    two = pd.concat([one.assign(process=0), one.assign(process=1, cpu_peak_pct=70.0)])
-    s = records._numeric_summary(two.reset_index(drop=True))
+    two = [{**r, "process": 0} for r in one]
+    two += [{**r, "process": 1, "cpu_peak_pct": 70.0} for r in one]
+    s = records._numeric_summary(two)
     assert (s["cpu_peak_pct_ci_low"], s["cpu_peak_pct_ci_high"]) == (50.0, 70.0)
     assert s["cpu_peak_pct_median"] == 60.0
+
+
+def test_a_summary_counts_only_the_numbers_a_column_holds() -> None:
+    """Missing, null, NaN and non-numeric values are left out of a column's summary
+    (as pandas.to_numeric(errors="coerce") drops them); numeric text counts."""
+    recs = [
+        {"t_total": 1.0, "t_compute": 0.5},
+        {"t_total": 2.0, "t_compute": None},
+        {"t_total": 3.0, "t_compute": float("nan")},
+        {"t_total": 4.0, "t_compute": "n/a"},
+        {"t_total": 5.0, "t_compute": "0.7"},
+        {"t_total": 6.0},
+    ]
+    s = records._numeric_summary(recs)
+    assert s["t_total_median"] == 3.5 and s["t_total_min"] == 1.0
+    assert s["t_compute_median"] == pytest.approx(0.6)
+    assert "t_h2d_median" not in s  # a column no record holds

@@ -14,6 +14,7 @@ see :mod:`ciphersweep.verdict.admission`).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -172,39 +173,60 @@ def _point_summary(
     for k in FROM_FIRST_RECORD:
         s[k] = ok[0].get(k)
     s["impl"] = ok[0].get("impl", p.impl)
-    s.update(_numeric_summary(pd.DataFrame(ok)))
+    s.update(_numeric_summary(ok))
     if s.get("t_total_median"):
         s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
     return s
 
 
-def _numeric_summary(frame: pd.DataFrame) -> dict[str, Any]:
+def _numeric_summary(ok: list[dict[str, Any]]) -> dict[str, Any]:
     """t_total: median, its 95% CI, mean and its CI, spread; every other measured
-    column: the median and the mean, each with its 95% interval."""
+    column: the median and the mean, each with its 95% interval. Plain lists, not a
+    data frame per point: a point has a few records, and a frame's set-up would cost
+    more than its statistics."""
     s: dict[str, Any] = {}
+    per_process = any("process" in r for r in ok)
     for col in NUMERIC:
-        if col not in frame or not frame[col].notna().any():
-            continue
-        vals = pd.to_numeric(frame[col], errors="coerce").dropna()
+        kept = [(r, v) for r in ok if (v := _number(r.get(col))) is not None]
         if col in PER_PROCESS:
-            vals = _one_per_process(frame, vals)
-        if col == "t_total":
-            procs = (
-                list(frame.loc[vals.index, "process"]) if "process" in frame else None
-            )
-            s.update(stats.summarize(list(vals), "t_total", procs))
+            kept = _one_per_process(kept, per_process)
+        if not kept:
             continue
-        est = stats.summarize(list(vals), col)
+        vals = [v for _, v in kept]
+        if col == "t_total":
+            procs = [r.get("process") for r, _ in kept] if per_process else None
+            s.update(stats.summarize(vals, "t_total", procs))
+            continue
+        est = stats.summarize(vals, col)
         if est:
             s.update({f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES})
     return s
 
 
-def _one_per_process(frame: pd.DataFrame, vals: pd.Series) -> pd.Series:
+def _number(v: Any) -> float | None:
+    """A record's value as a number; None where it is missing, not a number or NaN
+    (what ``pandas.to_numeric(errors="coerce")`` drops)."""
+    if v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def _one_per_process(
+    kept: list[tuple[dict[str, Any], float]], per_process: bool
+) -> list[tuple[dict[str, Any], float]]:
     """The first value of each kernel process (records without ``process``: one)."""
-    if "process" not in frame:
-        return vals.iloc[:1]
-    return vals.groupby(frame.loc[vals.index, "process"], sort=False).first()
+    if not per_process:
+        return kept[:1]
+    first: dict[Any, tuple[dict[str, Any], float]] = {}
+    for r, v in kept:
+        g = r.get("process")
+        if g is not None:
+            first.setdefault(g, (r, v))
+    return list(first.values())
 
 
 _MEASUREMENT_LEAD = (
