@@ -15,8 +15,8 @@ which measurements were taken on a busy machine. Nothing here runs at parse time
 A bench job measures the points of its pack one after another (:class:`Monitor`): the
 first check samples a window of SAMPLE_S; every later one counts the other processes'
 CPU over the time since the previous check (the previous point's run, a longer window)
-and samples the runnable tasks briefly (QUICK_S), so a pack does not wait SAMPLE_S
-before every point.
+and reads the runnable tasks on either side of its snapshot of the processes (a
+millisecond or so), so a pack does not wait SAMPLE_S before every point.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from typing import Any, TextIO
 # a process using at least this share of one CPU over the sample counts as CPU-heavy
 HEAVY_SHARE = 0.5
 SAMPLE_S = 0.1
-QUICK_S = 0.002
 
 
 @dataclass(frozen=True)
@@ -219,14 +218,17 @@ class Monitor:
         now = time.monotonic()
         old = [k for k, (t, _) in enumerate(self.seen) if now - t >= self.sample_s]
         if old:
-            runnable = _runnable_others(self.proc, QUICK_S, steps=2)
+            # the runnable tasks read on either side of the processes' snapshot
+            first = max(0, _running(self.proc) - 1)
+            ticks = _snapshot(self.proc, self.skip)
+            runnable = (first + max(0, _running(self.proc) - 1)) / 2
             base = old[-1]
         else:
             wait = self.sample_s - (now - self.seen[0][0])
             runnable = _runnable_others(self.proc, wait)
+            ticks = _snapshot(self.proc, self.skip)
             base = 0
         t0, before = self.seen[base]
-        ticks = _snapshot(self.proc, self.skip)
         dt = time.monotonic() - t0
         heavy = _heavy_since(before, ticks, dt, self.proc, mine, self.heavy_share)
         self.seen = [*self.seen[base:], (time.monotonic(), ticks)]
