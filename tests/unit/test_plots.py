@@ -282,3 +282,16 @@ def test_a_legend_placed_by_hand_is_left_as_it_is(tmp_path: Path) -> None:
     fig.draw(renderer)
     assert legend.keep_places(fig, renderer) == 0
     assert leg._loc == Legend.codes["center"]
+
+
+def test_the_first_files_layout_is_kept_for_the_others(tmp_path: Path) -> None:
+    """The constrained layout is worked out for the first file; the engine is then
+    removed (a "none" engine would still cost a dry drawing before each file), and
+    the axes stay where the layout put them."""
+    fig, _ = _best_legend_figure("upper left")
+    fig.savefig(tmp_path / "alone.png")
+    laid_out = fig.axes[0].get_position().bounds
+    fresh, _ = _best_legend_figure("upper left")
+    save_figure(fresh, [tmp_path / f"p.{ext}" for ext in plots.FORMATS])
+    assert fresh.get_layout_engine() is None
+    assert fresh.axes[0].get_position().bounds == pytest.approx(laid_out)

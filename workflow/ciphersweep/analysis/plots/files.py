@@ -16,11 +16,13 @@ def save_figure(fig: Any, paths: Sequence[str | Path]) -> None:
     SVG without a date, so the same plot gives the same bytes). The constrained layout
     and the places of "best" legends are worked out for the first file and kept for
     the others, which would otherwise work them out again: the costliest parts of
-    writing a plot, small (the layout) or of many points (the legends)."""
+    writing a plot, small (the layout) or of many points (the legends). The layout
+    engine is then removed, not set to "none": matplotlib still draws a figure once
+    more, without output, before each file when it has one, even a "none"."""
     first = fig.canvas.mpl_connect("draw_event", lambda e: keep_places(fig, e.renderer))
     for k, path in enumerate(paths):
         svg = Path(path).suffix == ".svg"
         fig.savefig(path, metadata={"Date": None} if svg else None)
         if k == 0:
             fig.canvas.mpl_disconnect(first)
-            fig.set_layout_engine("none")
+            fig.set_layout_engine(None)  # no engine (matplotlib's default rc)
