@@ -1,23 +1,29 @@
 /*
- * likwid_marker.h - likwid Marker API around the timed region, compiled in when
- * likwid's headers are found (CMake defines CS_HAVE_LIKWID and LIKWID_PERFMON).
- * Outside `likwid-perfctr -m` the markers cost nothing measurable; without likwid they
- * are empty macros. The region is always named "aes".
+ * likwid_marker.h - likwid's Marker API around the timed region, in marker mode only.
+ *
+ * `likwid-perfctr -m` runs the kernel with LIKWID_MODE, LIKWID_FILEPATH, LIKWID_EVENTS
+ * and LIKWID_THREADS set; then, and only then, liblikwid is opened (dlopen) and the
+ * region "aes" is marked. Linked instead, the dynamic loader would relocate
+ * liblikwid's 14 MB of data at every kernel start (about 7 ms), marker mode or not.
+ * Compiled in when CMake finds likwid (CS_HAVE_LIKWID; CS_LIKWID_LIBRARY names the
+ * library); otherwise markers are never on.
  */
 #ifndef CIPHERSWEEP_LIKWID_MARKER_H
 #define CIPHERSWEEP_LIKWID_MARKER_H
-#if defined(CS_HAVE_LIKWID) && defined(LIKWID_PERFMON)
-#include <likwid-marker.h>
-#define CS_MARKER_INIT() LIKWID_MARKER_INIT
-#define CS_MARKER_THREADINIT() LIKWID_MARKER_THREADINIT
-#define CS_MARKER_START() LIKWID_MARKER_START("aes")
-#define CS_MARKER_STOP() LIKWID_MARKER_STOP("aes")
-#define CS_MARKER_CLOSE() LIKWID_MARKER_CLOSE
-#else
-#define CS_MARKER_INIT() ((void)0)
-#define CS_MARKER_THREADINIT() ((void)0)
-#define CS_MARKER_START() ((void)0)
-#define CS_MARKER_STOP() ((void)0)
-#define CS_MARKER_CLOSE() ((void)0)
-#endif
+
+typedef struct cs_marker {
+    void *lib; /* liblikwid while markers are on; NULL: off */
+    int (*start)(const char *region);
+    int (*stop)(const char *region);
+    void (*close)(void);
+} cs_marker;
+
+/* Markers on, in marker mode: liblikwid opened and likwid_markerInit called. Returns
+ * 1 when on, 0 when off (not marker mode; or liblikwid could not be opened, which a
+ * line on stderr says: the run goes on, likwid's output then has no region "aes"). */
+int cs_marker_open(cs_marker *m);
+void cs_marker_start(const cs_marker *m);
+void cs_marker_stop(const cs_marker *m);
+void cs_marker_close(cs_marker *m); /* writes likwid's marker file */
+
 #endif

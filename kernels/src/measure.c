@@ -23,7 +23,7 @@
 typedef struct {
     cs_energy energy;
     int energy_open;
-    int marker_on;
+    cs_marker marker;         /* likwid's markers (marker mode only) */
     cs_prov prov;
     cs_buf records;           /* held until every repetition has verified */
     cs_batch batch;           /* timed repetitions not yet in a record (--batch) */
@@ -40,11 +40,7 @@ static void instruments_open(cs_run *r, instruments *m)
         cs_energy_open(&m->energy, r->o.energy);
         m->energy_open = 1;
     }
-    if (getenv("LIKWID_MODE") && getenv("LIKWID_FILEPATH") && getenv("LIKWID_EVENTS") &&
-        getenv("LIKWID_THREADS")) {
-        CS_MARKER_INIT();
-        m->marker_on = 1;
-    }
+    cs_marker_open(&m->marker);
     cs_hostname(m->prov.host, sizeof m->prov.host);
     cs_cpu_model(m->prov.cpu_model, sizeof m->prov.cpu_model);
     m->prov.cpu_cores = cs_cpu_count();
@@ -52,8 +48,7 @@ static void instruments_open(cs_run *r, instruments *m)
 
 static void instruments_close(instruments *m)
 {
-    if (m->marker_on)
-        CS_MARKER_CLOSE();
+    cs_marker_close(&m->marker);
     cs_buf_free(&m->records);
     cs_calib_free(&m->calib);
 }
@@ -102,11 +97,9 @@ static int one_rep(cs_run *r, instruments *m, int i)
     const double w0 = cs_now();
     if (m->energy_open)
         cs_energy_begin(&m->energy);
-    if (m->marker_on)
-        CS_MARKER_START();
+    cs_marker_start(&m->marker);
     int status = r->aead ? cs_aead_rep(r, &t) : r->be->rep(r, &t);
-    if (m->marker_on)
-        CS_MARKER_STOP();
+    cs_marker_stop(&m->marker);
     if (m->energy_open)
         cs_energy_end(&m->energy, &e);
     else

@@ -100,8 +100,10 @@ def _judge_csv(csv_text: str, detail: dict[str, Any]) -> SourceCheck:
     return SourceCheck("likwid", True, None, detail)
 
 
-def linked_to_likwid(binary: str | os.PathLike[str]) -> bool:
-    """Whether a kernel binary links liblikwid (i.e. has the Marker API compiled in)."""
+def has_markers(binary: str | os.PathLike[str]) -> bool:
+    """Whether a kernel binary has likwid's Marker API compiled in: it names liblikwid
+    (which it opens in marker mode, kernels/src/likwid_marker.h) and the marker
+    functions."""
     try:
         data = Path(binary).read_bytes()
     except OSError:

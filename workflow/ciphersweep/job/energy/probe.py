@@ -11,8 +11,8 @@ from typing import Any
 from ciphersweep.job.energy.cores import allowed_cores, cores_for
 from ciphersweep.job.energy.likwid import (
     check_likwid,
+    has_markers,
     likwid_csv_path,
-    linked_to_likwid,
     merge_likwid,
     read_likwid_csv,
 )
@@ -46,7 +46,7 @@ def probe(
     nothing; ``likwid``/``rapl`` try only that source); ``probe("auto")`` is accepted
     too. ``backend``: the point's backend (``mpi`` never uses likwid, ``cuda`` uses
     NVML), taken from ``point`` when given. ``binary``: the kernel binary; when given,
-    likwid is used only if it is linked against liblikwid (so that its Marker API
+    likwid is used only if it has likwid's Marker API compiled in (so that its
     region exists). ``check_likwid_fn``: replaces :func:`check_likwid` (a caller that
     runs many jobs in one process may reuse one likwid check per core).
     """
@@ -120,7 +120,7 @@ def _likwid_check(
             "likwid: not used for MPI points (per-rank readings of shared sockets cannot be summed)",
         )
     lk = check(cores[:1] or (0,), timeout)
-    if lk.ok and binary is not None and not linked_to_likwid(binary):
+    if lk.ok and binary is not None and not has_markers(binary):
         return SourceCheck(
             "likwid",
             False,
