@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ciphersweep.job import packs
 from ciphersweep.plan import fingerprint as cs_fp
-from ciphersweep.verdict import admission
+from ciphersweep.verdict import admission, records
 from support import KERNELS, make_point, run_spec
 
 
@@ -124,3 +124,19 @@ def test_a_lost_raw_file_gets_a_token_of_its_own(tmp_path: Path) -> None:
     assert admission.lost(raw, ["seq-1KiB"], 6) != admission.lost(raw, ["seq-1KiB"], 5)
     _raw(raw)
     assert admission.lost(raw, ["seq-1KiB"], 5) is None  # it has its file
+
+
+def test_a_lost_raw_file_whose_pack_list_is_gone_is_told_by_the_summary(
+    tmp_path: Path,
+) -> None:
+    raw = tmp_path / "seq-1KiB.jsonl"
+    summary = tmp_path / "summary.csv"
+    summary.write_text("point,status,n\nseq-1KiB,ok,5\nother,failed,0\n")
+    gathered = records.summarized_points(summary)
+    assert gathered == {"seq-1KiB", "other"}
+    assert admission.lost(raw, None, 0, gathered, 7) == "lost 7"
+    assert admission.lost(raw, ["x"], 5, gathered, 7) == "lost 7"  # moved packs
+    assert admission.lost(raw, ["seq-1KiB"], 5, gathered, 7) == "lost 5"  # list first
+    assert admission.lost(raw, None, 0, {"other"}, 7) is None  # never measured
+    raw.write_text("{}\n")
+    assert admission.lost(raw, None, 0, gathered, 7) is None  # it has its file

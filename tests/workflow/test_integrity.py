@@ -195,6 +195,21 @@ def test_same_command_reruns_failed_and_damaged_points(tmp_path: Path) -> None:
     nothing = run_snakemake(tmp_path, cfg, "-n")
     assert "Nothing to be done" in nothing.stdout + nothing.stderr
 
+    # 3b. a point measured at the first run loses its raw file and its pack's list:
+    #     the summary still names it, so exactly that point is measured again
+    (pack_list,) = (res / "packs").glob("pack-*.txt")
+    (res / "raw" / f"{SEQ}.jsonl").unlink()
+    pack_list.unlink()
+    raw_before = _raw_files(tmp_path)
+    assert _planned(tmp_path, cfg) == [SEQ]
+    lost = run_snakemake(tmp_path, cfg)
+    assert lost.returncode == 0, lost.stderr[-3000:]
+    assert _measured(raw_before, tmp_path) == [SEQ]
+    assert pack_list.exists() and _records(tmp_path, SEQ)[0]["attempt"].startswith(
+        "lost "
+    )
+    assert "Nothing to be done" in _out(run_snakemake(tmp_path, cfg, "-n"))
+
     # 4. an unverified record appended to a finished file is not a measurement: the
     #    point runs again and the tables never show it
     raw = res / "raw" / f"{SEQ}.jsonl"

@@ -290,13 +290,29 @@ def input_stamp(point):
 
 
 @functools.cache
+def gathered():
+    """(the points the campaign's summary.csv names, its modification time) or
+    (None, 0): read once, when a raw file is missing."""
+    path = f"{RES}/summary.csv"
+    try:
+        return cs_records.summarized_points(path), os.stat(path).st_mtime_ns
+    except (OSError, KeyError, ValueError):
+        return None, 0
+
+
+@functools.cache
 def replan(pid):
     """(attempt token, why the point runs again or None) of a point's raw file: read
     and judged once, when a job's parameters first ask for it. A raw file removed after
-    its pack measured it is measured again (cs_admission.lost)."""
-    gone = cs_admission.lost(raw_file(pid), *pack_listing(PACK_OF[pid]))
+    its pack (or, its pack's list removed too, a gather) saw it measured is measured
+    again (cs_admission.lost)."""
+    gone = None
+    if not os.path.exists(raw_file(pid)):
+        gone = cs_admission.lost(
+            raw_file(pid), *pack_listing(PACK_OF[pid]), *gathered()
+        )
     if gone is not None:
-        return gone, f"{raw_file(pid)}: its records are gone (its pack had measured it)"
+        return gone, f"{raw_file(pid)}: its records are gone (it had been measured)"
     return cs_admission.replan(raw_file(pid), POINTS[pid], expected(pid))
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from functools import cache, partial
 from pathlib import Path
@@ -140,19 +140,30 @@ NO_RECORDS = "no records yet"
 
 
 def lost(
-    path: str | Path, listed: Sequence[str] | None, list_mtime_ns: int
+    path: str | Path,
+    listed: Sequence[str] | None,
+    list_mtime_ns: int,
+    gathered: Collection[str] | None = None,
+    gathered_mtime_ns: int = 0,
 ) -> str | None:
-    """The ``attempt`` token of a point whose raw file ``path`` is gone although its
-    pack's list (``listed``, written ``list_mtime_ns``) names it: it was measured, and
-    its records were removed since (None: it has its file, or was never measured).
+    """The ``attempt`` token of a point whose raw file ``path`` is gone although it was
+    measured (None: it has its file, or was never measured). It was measured when its
+    pack's list (``listed``, written ``list_mtime_ns``) names it or, where that list is
+    gone too, when the campaign's summary (``gathered``: the points summary.csv names,
+    written ``gathered_mtime_ns``) does.
 
     The token differs from the one Snakemake recorded for the pack, so the pack runs
     and measures the point again, and the gather after it drops the lost records from
     the tables; the new records carry it, so it then stays as it is (a later loss, after
     the list was written again, gives another)."""
-    if listed is None or Path(path).stem not in listed or os.path.exists(path):
+    if os.path.exists(path):
         return None
-    return f"lost {list_mtime_ns}"
+    name = Path(path).stem
+    if listed is not None and name in listed:
+        return f"lost {list_mtime_ns}"
+    if gathered is not None and name in gathered:
+        return f"lost {gathered_mtime_ns}"
+    return None
 
 
 def recorded_plan_key(path: str | Path) -> str | None:

@@ -13,6 +13,7 @@ see :mod:`ciphersweep.verdict.admission`).
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -262,6 +263,14 @@ def _ordered_summary(summ: list[dict[str, Any]]) -> pd.DataFrame:
         [c for c in lead if c in summary]
         + [c for c in summary.columns if c not in lead]
     ]
+
+
+def summarized_points(path: str | Path) -> set[str]:
+    """The points a ``summary.csv`` names (measured or failed); raises OSError when
+    there is none. Read with the csv module: the workflow asks at planning, where a
+    data frame would cost more than the file."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return {row["point"] for row in csv.DictReader(fh) if row.get("point")}
 
 
 def gather_files(
