@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 from ciphersweep.job.energy import likwid
-from test_local_records import kernels  # noqa: F401  (the fixture: built kernels)
 
 MARKER_MODE = {
     "LIKWID_MODE": "0",  # direct access: fails at once here, no access daemon wait
@@ -38,7 +37,7 @@ def _run(binary: Path, tmp_path: Path, env: dict[str, str]) -> tuple[str, Path]:
 
 
 @pytest.fixture
-def aes_seq(kernels: Path) -> Path:  # noqa: F811
+def aes_seq(kernels: Path) -> Path:
     binary = kernels / "aes-seq"
     if not likwid.has_markers(binary):
         pytest.skip("kernels built without likwid (no likwid headers at build time)")

@@ -18,19 +18,7 @@ from ciphersweep.job import energy, hostfacts, provenance, record_schema, runner
 from support import make_point, run_spec
 
 ROOT = Path(__file__).resolve().parents[2]
-KERNELS = ROOT / "build" / "kernels"
 SIZE = 65536
-
-
-@pytest.fixture(scope="module")
-def kernels() -> Path:
-    if not (KERNELS / "aes-seq").exists():
-        subprocess.run(
-            [str(ROOT / "scripts" / "build-kernels.sh"), str(KERNELS)],
-            cwd=ROOT,
-            check=True,
-        )
-    return KERNELS
 
 
 @pytest.fixture(scope="module")

@@ -75,21 +75,27 @@ def test_runnable_tasks_are_counted_on_this_machine() -> None:
     assert found.runnable is not None and found.runnable >= 0.4  # the spinner runs
 
 
+@pytest.fixture
+def windows(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The windows the runnable tasks are sampled over, as the checks ask for them."""
+    seen: list[float] = []
+    sample = busy._runnable_others
+
+    def counted(p: Path, sample_s: float, steps: int = 5) -> float:
+        seen.append(sample_s)
+        return sample(p, sample_s, steps)
+
+    monkeypatch.setattr(busy, "_runnable_others", counted)
+    return seen
+
+
 def test_a_packs_later_checks_use_the_time_since_the_previous_one(
-    spinner, monkeypatch
+    spinner, windows: list[float]
 ) -> None:
     """In a pack the first check samples its window; a later one counts the other
     processes' CPU since the newest earlier check at least a window old (the previous
     points' runs) and reads the runnable tasks without a window of their own."""
     proc, cpus = spinner
-    windows: list[float] = []
-    sample = busy._runnable_others
-
-    def counted(p: Path, sample_s: float, steps: int = 5) -> float:
-        windows.append(sample_s)
-        return sample(p, sample_s, steps)
-
-    monkeypatch.setattr(busy, "_runnable_others", counted)
     mon = busy.Monitor(sample_s=0.2, heavy_share=0.05)
     first = mon.check(cores={cpus[0]})
     time.sleep(0.3)  # the previous point's run
@@ -105,20 +111,12 @@ def test_a_packs_later_checks_use_the_time_since_the_previous_one(
 
 
 def test_a_window_opened_at_the_start_is_not_waited_for_again(
-    spinner: tuple[subprocess.Popen[bytes], list[int]], monkeypatch: pytest.MonkeyPatch
+    spinner: tuple[subprocess.Popen[bytes], list[int]], windows: list[float]
 ) -> None:
     """Opened as the run starts (the workflow's onstart), the first window is old enough
     by the first point: that check samples no window, and still sees the CPU-heavy
     process that ran over the window."""
     proc, cpus = spinner
-    windows: list[float] = []
-    sample = busy._runnable_others
-
-    def counted(p: Path, sample_s: float, steps: int = 5) -> float:
-        windows.append(sample_s)
-        return sample(p, sample_s, steps)
-
-    monkeypatch.setattr(busy, "_runnable_others", counted)
     mon = busy.Monitor(sample_s=0.2, heavy_share=0.05)
     mon.open()
     opened = list(mon.seen)

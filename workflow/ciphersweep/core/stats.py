@@ -237,7 +237,11 @@ def summarize(
 # ------------------------------------------------------------------ from a summary row
 
 
-def _num(v: Any) -> float | None:
+def number(v: Any) -> float | None:
+    """``v`` as a number; None where it is missing, not a number or NaN (what
+    ``pandas.to_numeric(errors="coerce")`` drops)."""
+    if v is None:
+        return None
     try:
         f = float(v)
     except (TypeError, ValueError):
@@ -253,7 +257,7 @@ def row_estimate(
         keys = ("mean", "mean_ci_low", "mean_ci_high", "mean_ci_level")
     else:
         keys = ("median", "ci_low", "ci_high", "ci_level")
-    vals = [_num(row.get(f"{prefix}_{k}")) for k in keys]
+    vals = [number(row.get(f"{prefix}_{k}")) for k in keys]
     if vals[0] is None:
         return None
     value = vals[0]
@@ -261,7 +265,7 @@ def row_estimate(
         return Estimate(value, value, value, math.nan, 0)
     low, high = vals[1], vals[2]
     level = vals[3] if vals[3] is not None else 0.0
-    n = _num(row.get(f"{prefix}_n")) or _num(row.get("n")) or 0
+    n = number(row.get(f"{prefix}_n")) or number(row.get("n")) or 0
     return Estimate(value, low, high, level, int(n))
 
 

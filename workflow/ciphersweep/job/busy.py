@@ -120,12 +120,17 @@ def _load1(proc: Path) -> float:
     return float((proc / "loadavg").read_text().split()[0])
 
 
+def _others_running(proc: Path) -> int:
+    """Tasks runnable right now besides this one (it is running while it reads)."""
+    return max(0, _running(proc) - 1)
+
+
 def _runnable_others(proc: Path, sample_s: float, steps: int = 5) -> float:
     """Mean count of runnable tasks besides this one (it is running while it reads)
     over ``sample_s`` seconds."""
     seen = []
     for _ in range(steps):
-        seen.append(max(0, _running(proc) - 1))
+        seen.append(_others_running(proc))
         time.sleep(sample_s / steps)
     return sum(seen) / len(seen)
 
@@ -219,9 +224,9 @@ class Monitor:
         old = [k for k, (t, _) in enumerate(self.seen) if now - t >= self.sample_s]
         if old:
             # the runnable tasks read on either side of the processes' snapshot
-            first = max(0, _running(self.proc) - 1)
+            first = _others_running(self.proc)
             ticks = _snapshot(self.proc, self.skip)
-            runnable = (first + max(0, _running(self.proc) - 1)) / 2
+            runnable = (first + _others_running(self.proc)) / 2
             base = old[-1]
         else:
             wait = self.sample_s - (now - self.seen[0][0])

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -188,7 +187,7 @@ def _numeric_summary(ok: list[dict[str, Any]]) -> dict[str, Any]:
     s: dict[str, Any] = {}
     per_process = any("process" in r for r in ok)
     for col in NUMERIC:
-        kept = [(r, v) for r in ok if (v := _number(r.get(col))) is not None]
+        kept = [(r, v) for r in ok if (v := stats.number(r.get(col))) is not None]
         if col in PER_PROCESS:
             kept = _one_per_process(kept, per_process)
         if not kept:
@@ -202,18 +201,6 @@ def _numeric_summary(ok: list[dict[str, Any]]) -> dict[str, Any]:
         if est:
             s.update({f"{col}_{k}": est[f"{col}_{k}"] for k in ESTIMATES})
     return s
-
-
-def _number(v: Any) -> float | None:
-    """A record's value as a number; None where it is missing, not a number or NaN
-    (what ``pandas.to_numeric(errors="coerce")`` drops)."""
-    if v is None:
-        return None
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
 
 
 def _one_per_process(

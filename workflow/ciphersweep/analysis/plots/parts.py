@@ -10,6 +10,7 @@ from ciphersweep.analysis.plots import style
 from ciphersweep.analysis.plots.catalog import CAPTIONS
 from ciphersweep.analysis.plots.titles import title
 from ciphersweep.analysis.tables.model import Context, row_labels
+from ciphersweep.core.stats import number
 
 CUDA_PARTS = (
     ("copy host-device", "t_h2d", "#4c72b0"),
@@ -33,8 +34,8 @@ def plot_cuda_copy(ctx: Context) -> Any:
     for label, col, color in CUDA_PARTS:
         shares = []
         for k, (p, r) in enumerate(cuda):
-            total = style.num(r.get(f"t_total_{stat}"))
-            part = style.num(r.get(f"{col}_{stat}"))
+            total = number(r.get(f"t_total_{stat}"))
+            part = number(r.get(f"{col}_{stat}"))
             if total and part is not None:
                 shares.append(100 * part / total)
             else:  # no bar segment, and said so above the bar: never a 0 %
@@ -54,7 +55,7 @@ def plot_cuda_copy(ctx: Context) -> Any:
     ]
     for x, (p, r) in zip(xs, cuda):
         ax.annotate(
-            _seconds(style.num(r.get(f"t_total_{stat}"))),
+            _seconds(number(r.get(f"t_total_{stat}"))),
             (x, 100),
             xytext=(0, 3),
             textcoords="offset points",
@@ -85,7 +86,7 @@ def plot_energy(ctx: Context) -> Any:
     for i, (label, pts) in enumerate(style.series(ctx).items()):
         xs, ys = [], []
         for p, r in pts:
-            j = style.num(r.get(f"joules_{ctx.statistic}"))
+            j = number(r.get(f"joules_{ctx.statistic}"))
             if j is not None and j > 0:
                 xs.append(sizes.index(p.input_name))
                 ys.append(j / (p.size_bytes / 1e6))

@@ -4,7 +4,6 @@ measured points of each row label."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,14 +24,6 @@ def figure(ncols: int = 1, width: float = 7.0) -> Any:
     fig = Figure(figsize=(max(width, 4.2 * ncols), 4.6), dpi=110, layout="constrained")
     axes = [fig.add_subplot(1, ncols, i + 1) for i in range(ncols)]
     return fig, axes
-
-
-def num(v: Any) -> float | None:
-    try:
-        f = float(v)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(f) else f
 
 
 def yerr(values: Sequence[float], bounds: Sequence[tuple[float, float] | None]) -> Any:
