@@ -24,7 +24,11 @@ from ciphersweep.analysis.compare.published import (
     rank_rows,
     spearman,
 )
-from ciphersweep.analysis.compare.references import reference_rows, violations
+from ciphersweep.analysis.compare.references import (
+    inconclusive,
+    reference_rows,
+    violations,
+)
 from ciphersweep.analysis.compare.sources import measured
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.analysis.tables import registry
@@ -32,8 +36,20 @@ from ciphersweep.plan import config, config_checks
 from support import ROOT, base_config, make_point
 
 
+def _levels(v: dict) -> dict:
+    """A summary row as gather writes it: each interval with the level it was
+    computed at (95% unless the row gives one)."""
+    out = dict(v)
+    for k in v:
+        if k.endswith("_ci_low"):
+            out.setdefault(k[: -len("_low")] + "_level", 0.95)
+    return out
+
+
 def _ctx(rows, **cfg) -> tables.Context:
-    summary = pd.DataFrame([{"point": p.id, "status": "ok", **v} for p, v in rows])
+    summary = pd.DataFrame(
+        [{"point": p.id, "status": "ok", **_levels(v)} for p, v in rows]
+    )
     return tables.Context(
         {"baseline": {"backend": "seq", "impl": "ref"}, **cfg},
         [p for p, _ in rows],
@@ -241,7 +257,7 @@ def test_claims_hold_or_not_with_the_deciding_numbers() -> None:
     # fastest AES is 5x slower than ChaCha20: within 25% of "up to 6"
     assert out["a"]["verdict"] == HOLDS
     # the deciding factor comes with its interval: 5 x 0.99/1.01 .. 5 x 1.01/0.99
-    assert "max factor 5 [4.901, 5.101] (stated 6 ±25%)" in out["a"]["numbers"]
+    assert "max factor 5 [4.901, 5.101] at level 90.2% (stated 6 ±25%)" in out["a"]["numbers"]
     assert out["b"]["verdict"] == HOLDS  # 7/5 = 1.4
     assert out["c"]["verdict"] == FAILS
     assert "out of order in 2 of 2" in out["c"]["numbers"]
@@ -297,7 +313,7 @@ def test_references_flag_cells_outside_bounds() -> None:
             "where": {"backend": "seq"},
             "value": 2.0,
             "lower": -0.05,
-            "upper": 0.05,
+            "upper": 0.04,
             "unit": "ms",
         },
         {
@@ -313,7 +329,28 @@ def test_references_flag_cells_outside_bounds() -> None:
     rows = reference_rows(ctx, refs)
     assert [r["verdict"] for r in rows] == ["above", "within", "no point matches"]
     bad = violations(rows)
-    assert bad == [f"{SEQ.id}: t_total 2.2 ms is above its reference 2 ms (bound 2.1)"]
+    assert bad == [
+        f"{SEQ.id}: t_total 2.2 ms [2.1, 2.3] at level 95% is above its reference "
+        "2 ms (bound 2.08)"
+    ]
+
+
+def test_a_reference_is_judged_on_the_interval_not_the_estimate() -> None:
+    """The estimate 2.2 ms lies above 2.15 ms, but its interval [2.1, 2.3] reaches
+    both sides of the bound: inconclusive, warned, never a violation; a bound the
+    whole interval lies inside holds."""
+    ctx = _pousa_like()
+    refs = [
+        {"where": {"backend": "seq"}, "value": 2.0, "upper": 0.075, "unit": "ms"},
+        {"where": {"backend": "seq"}, "value": 2.2, "unit": "ms"},
+        {"where": {"backend": "seq"}, "value": 3.0, "unit": "ms"},
+    ]
+    rows = reference_rows(ctx, refs)
+    assert [r["verdict"] for r in rows] == ["inconclusive", "within", "below"]
+    assert [r["level"] for r in rows] == [0.95] * 3
+    assert len(violations(rows)) == 1
+    (line,) = inconclusive(rows)
+    assert "[2.1, 2.3] at level 95% is inconclusive of [1.8, 2.15]" in line
 
 
 def test_another_campaign_cell_by_cell(tmp_path: Path) -> None:
@@ -726,7 +763,7 @@ def test_a_stated_difference_of_times_with_its_interval() -> None:
     (row,) = claim_rows(_ciphers(), [{**claim, "expect": 2e6, "tolerance": 0.1}], None)
     assert row["verdict"] == HOLDS
     (row,) = claim_rows(_ciphers(), [{**claim, "expect": 2e6}], None)
-    assert row["verdict"].startswith("undecided: ")
+    assert row["verdict"].startswith("inconclusive: ")
 
 
 def test_an_unbounded_interval_gives_no_verdict() -> None:
@@ -804,7 +841,7 @@ CLOSE_CLAIMS = [
 
 def test_an_interval_too_wide_to_decide_gives_no_verdict() -> None:
     """A claim whose measured intervals reach both a holding and a failing value is
-    undecided, with the reason, whatever its point estimates say."""
+    inconclusive, with the reason, whatever its point estimates say."""
     tight = {r["id"]: r for r in claim_rows(_close_pair(0.01), CLOSE_CLAIMS, None)}
     assert {k: r["verdict"] for k, r in tight.items()} == {
         "order": HOLDS,
@@ -813,15 +850,15 @@ def test_an_interval_too_wide_to_decide_gives_no_verdict() -> None:
     }
     wide = {r["id"]: r for r in claim_rows(_close_pair(0.2), CLOSE_CLAIMS, None)}
     assert (
-        wide["order"]["verdict"] == "undecided: the intervals overlap in 1 of 1 cells"
+        wide["order"]["verdict"] == "inconclusive: the intervals overlap in 1 of 1 cells"
     )
     assert "1 [0.8, 1.2] / 1.1 [0.88, 1.32]" in wide["order"]["numbers"]
     assert wide["factor"]["verdict"] == (
-        "undecided: its interval reaches both sides of 1.1 ±5%"
+        "inconclusive: its interval reaches both sides of 1.1 ±5%"
     )
     assert "median factor 1.1 [0.7333, 1.65]" in wide["factor"]["numbers"]
     assert wide["values"]["verdict"] == (
-        "undecided: the interval reaches both within and beyond ±5% in cipher=chacha20"
+        "inconclusive: the interval reaches both within and beyond ±5% in cipher=chacha20"
     )
     # clear of the stated range or order the wrong way round: does not hold
     wrong = [
@@ -831,10 +868,10 @@ def test_an_interval_too_wide_to_decide_gives_no_verdict() -> None:
     ]
     out = claim_rows(_close_pair(0.01), wrong, None)
     assert [r["verdict"] for r in out] == [FAILS, FAILS, FAILS]
-    # at_least: undecided while the interval reaches below the stated minimum
+    # at_least: inconclusive while the interval reaches below the stated minimum
     least = {**CLOSE_CLAIMS[1], "at_least": True}
     (row,) = claim_rows(_close_pair(0.2), [least], None)
-    assert row["verdict"] == "undecided: its interval reaches both sides of >= 1.1"
+    assert row["verdict"] == "inconclusive: its interval reaches both sides of >= 1.1"
 
 
 def test_the_closest_quantity_needs_intervals_that_tell_it() -> None:
@@ -849,12 +886,12 @@ def test_the_closest_quantity_needs_intervals_that_tell_it() -> None:
     by = {r["measure"]: r["closest"] for r in rows}
     assert by == {
         "speedup": "",
-        "speedup_compute": "undecided: the intervals of speedup_compute and speedup "
+        "speedup_compute": "inconclusive: the intervals of speedup_compute and speedup "
         "reach equally near the printed number",
     }
     bare = ctx.summary.drop(columns=["t_compute_ci_low", "t_compute_ci_high"])
     rows = published_rows(tables.Context(ctx.cfg, ctx.points, bare), mpi)
-    assert rows[1]["closest"] == "undecided: no finite interval for speedup_compute"
+    assert rows[1]["closest"] == "inconclusive: no finite interval for speedup_compute"
 
 
 def test_a_single_value_gives_no_interval_and_no_verdict() -> None:

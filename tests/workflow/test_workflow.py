@@ -274,7 +274,7 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     marked = mpi[mpi.closest.fillna("") != ""]
     assert sorted(marked.column) == ["1KB", "512KB"], mpi
     for mark, measure in zip(marked.closest, marked.measure, strict=True):
-        assert mark.startswith("undecided: ") or (
+        assert mark.startswith("inconclusive: ") or (
             mark == "closest" and measure == "speedup_compute"
         ), (mark, measure)
     cuda = pub[pub.row == "CUDA"]
@@ -289,7 +289,7 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     assert similar in (
         "holds",
         "does not hold",
-        "undecided: its interval reaches both sides of 1 ±15%",
+        "inconclusive: its interval reaches both sides of 1 ±15%",
         "not comparable: a deciding number has no finite interval (too few repetitions?)",
     ), similar
     ranks = pd.read_csv(res / "compare" / "ranks.csv")

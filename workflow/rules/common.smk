@@ -543,6 +543,8 @@ def warn_violations(path):
     if os.path.exists(path):
         for line in cs_compare.check_references(path):
             logger.warning(f"ciphersweep: reference: {line}")
+        for line in cs_compare.inconclusive_references(path):
+            logger.warning(f"ciphersweep: reference inconclusive: {line}")
 
 
 def fail_on_violations(path):

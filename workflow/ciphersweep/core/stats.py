@@ -5,11 +5,13 @@ Every timing cell is an estimate with an interval:
 * **median** with a distribution-free confidence interval from order statistics: the
   number of repetitions below the true median is Binomial(n, 1/2), so
   ``[x_(k), x_(n-k+1)]`` (1-based order statistics) covers the median with probability
-  ``1 - 2 P(B <= k-1)``; ``k`` is the largest rank whose coverage is still >= 95%.
+  ``1 - 2 P(B <= k-1)``; ``k`` is the largest rank whose coverage is still >= 95%
+  (SciPy's ``quantile_test(...).confidence_interval()``).
   With fewer than 6 repetitions no such ``k`` exists: the interval is then min..max and
   its actual coverage ``1 - 2^(1-n)`` (93.8% for 5 repetitions, 0 for 1) is reported
   with it, and the cell is flagged.
-* **mean** (``statistic: mean``) with Student's t interval ``mean +- t(0.975, n-1) s/sqrt(n)``.
+* **mean** (``statistic: mean``) with Student's t interval ``mean +- t(0.975, n-1) s/sqrt(n)``
+  (SciPy's ``ttest_1samp(...).confidence_interval()``).
 * **spread**: min, max, quartiles, standard deviation.
 * **ratios** (speedup Ts/Tp, efficiency Ts/(P Tp)) get an interval by conservative
   interval division ``[Ts_lo / Tp_hi, Ts_hi / Tp_lo]``: it holds the true ratio whenever
@@ -81,24 +83,24 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
     """Ranks ``(k, n-k+1)`` of the distribution-free interval of the median (kept per
     ``n``: a campaign's points mostly share their repetition count).
 
-    ``k`` is the largest rank with ``1 - 2 P(B <= k-1) >= confidence``; when even k = 1
-    falls short (n < 6 for 95%) the interval is min..max with its actual coverage.
+    The ranks are SciPy's (``scipy.stats.quantile_test(...).confidence_interval()``,
+    the exact binomial interval of the median, read off the sample 0..n-1 so that its
+    bounds are the ranks themselves). Where SciPy has none (fewer than 6 repetitions at
+    95%) the project's fallback is min..max, and the level it reports is that
+    interval's real coverage ``1 - 2^(1-n)``, not the level asked for.
     """
     if n < 1:
         raise ValueError("no repetitions")
-    alpha = 1.0 - confidence
-    # start from the normal approximation and step to the exact boundary
-    k = max(1, math.floor(n / 2 - 0.5 * math.sqrt(n) * _z(confidence)))
-    while k > 1 and 2 * binom_half_cdf(k - 1, n) > alpha:
-        k -= 1
-    while k + 1 <= (n + 1) // 2 and 2 * binom_half_cdf(k, n) <= alpha:
-        k += 1
+    ci = (
+        scipy_stats()
+        .quantile_test(np.arange(n), q=0, p=0.5)
+        .confidence_interval(confidence)
+    )
+    if math.isnan(ci.low) or math.isnan(ci.high):
+        k = 1
+    else:
+        k = int(ci.low) + 1
     return Ranks(k, n - k + 1, 1.0 - 2 * binom_half_cdf(k - 1, n))
-
-
-def _z(confidence: float) -> float:
-    """Two-sided standard normal quantile (only a starting point for the ranks)."""
-    return float(scipy_stats().norm.ppf(0.5 + confidence / 2))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -152,12 +154,13 @@ def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate
     m = math.fsum(xs) / n
     if n == 1:
         return Estimate(m, m, m, 0.0, 1)
-    sd = math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (n - 1))
-    h = t_quantile(0.5 + confidence / 2, n - 1) * sd / math.sqrt(n)
+    if max(xs) == min(xs):  # no spread: SciPy's interval is NaN, the value is exact
+        return Estimate(m, m, m, confidence, n)
+    ci = scipy_stats().ttest_1samp(xs, 0.0).confidence_interval(confidence)
     # a mean of non-negative values (times, bytes, joules) is never below 0: the bound
     # is cut there, which keeps the coverage and never shows a negative time
-    low = max(m - h, 0.0) if min(xs) >= 0 else m - h
-    return Estimate(m, low, m + h, confidence, n)
+    low = max(float(ci.low), 0.0) if min(xs) >= 0 else float(ci.low)
+    return Estimate(m, low, float(ci.high), confidence, n)
 
 
 def _quantile(xs: Sequence[float], q: float) -> float:

@@ -16,7 +16,10 @@ The published data format and the claim kinds are described in docs/workflow.md.
 """
 
 from ciphersweep.analysis.compare.output import output_names, write
-from ciphersweep.analysis.compare.references import check_references
+from ciphersweep.analysis.compare.references import (
+    check_references,
+    inconclusive_references,
+)
 from ciphersweep.analysis.compare.sources import matching, selector
 from ciphersweep.analysis.compare.tables import BUILDERS
 from ciphersweep.plan.study_files import check_config, load_claims, load_published
@@ -25,6 +28,7 @@ __all__ = [
     "BUILDERS",
     "check_config",
     "check_references",
+    "inconclusive_references",
     "load_claims",
     "load_published",
     "matching",

@@ -3,7 +3,7 @@ does not hold here, is not measured here, or cannot be compared (with the reason
 kind ``paper`` says whether the study's own printed numbers agree. A verdict is given
 only with the finite interval of every number that decides it, and that interval
 decides it: holds when it lies wholly within what was stated, does not hold when it
-lies wholly outside, undecided (with the reason) when it reaches both."""
+lies wholly outside, inconclusive (with the reason) when it reaches both (the one judgement rule, :mod:`ciphersweep.verdict.judge`)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ciphersweep.analysis.compare.intervals import (
     decide,
     difference,
     factor,
+    in_order,
     mean_of,
     ordered,
     show,
@@ -32,10 +33,15 @@ from ciphersweep.analysis.compare.sources import (
 )
 from ciphersweep.analysis.tables import layouts
 from ciphersweep.analysis.tables.model import Context, Measured
+from ciphersweep.verdict import judge as judgement
 
-HOLDS, FAILS, UNTESTED = "holds", "does not hold", "not measured here"
+HOLDS, FAILS = (
+    judgement.CLAIM_WORDS[judgement.INSIDE],
+    judgement.CLAIM_WORDS[judgement.ABOVE],
+)
+UNTESTED = "not measured here"
 # the measured intervals reach both a holding and a failing value: no verdict
-UNDECIDED = "undecided"
+INCONCLUSIVE = judgement.INCONCLUSIVE
 NO_INTERVAL = (
     "not comparable: a deciding number has no finite interval (too few repetitions?)"
 )
@@ -87,16 +93,15 @@ def _band(expect: float, tol: float) -> tuple[float, float]:
     return ends[0], ends[1]
 
 
-def _outcome(decided: list[tuple[str, bool | None]], what: str) -> str:
+def _outcome(decided: list[tuple[str, judgement.Judgement]], what: str) -> str:
     """Does not hold where a cell's interval lies clear of what was stated, holds
-    where every cell's lies inside, undecided (naming the cells) otherwise."""
-    if any(ok is False for _, ok in decided):
-        return FAILS
-    open_ = [label for label, ok in decided if ok is None]
-    if open_:
+    where every cell's lies inside, inconclusive (naming the cells) otherwise."""
+    pos = judgement.combine(j for _, j in decided)
+    if pos == judgement.INCONCLUSIVE:
+        open_ = [lb for lb, j in decided if j.position == judgement.INCONCLUSIVE]
         more = " ..." if len(open_) > 3 else ""
-        return f"{UNDECIDED}: {what} in {'; '.join(open_[:3])}{more}"
-    return HOLDS
+        return f"{INCONCLUSIVE}: {what} in {'; '.join(open_[:3])}{more}"
+    return judgement.CLAIM_WORDS[pos]
 
 
 def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
@@ -114,8 +119,11 @@ def _claim_values(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
             continue
         got_all.append(got)
         decided.append((label, decide(got, *_band(float(e["value"]), tol))))
-    numbers = "; ".join(parts) + f"; tolerance ±{tol:.0%}"
-    if missing and all(ok is not False for _, ok in decided):
+    level = judgement.joint_level(m.level for m in got_all)
+    numbers = (
+        "; ".join(parts) + f"; tolerance ±{tol:.0%}; {judgement.level_text(level)}"
+    )
+    if missing and all(j.word(judgement.CLAIM_WORDS) != FAILS for _, j in decided):
         return UNTESTED, numbers
     if not bounded(got_all):
         return NO_INTERVAL, numbers
@@ -181,14 +189,15 @@ def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
     )
     rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
     what = "difference" if agg == "difference" else f"{agg} factor"
-    numbers = f"{what} {show(got)} (stated {rule}); {cells}"
+    at = judgement.level_text(got.level)
+    numbers = f"{what} {show(got)} at {at} (stated {rule}); {cells}"
     if not bounded([got]):
         return NO_INTERVAL, numbers
     band = (expect, math.inf) if c.get("at_least") else _band(expect, tol)
-    ok = decide(got, *band)
-    if ok is None:
-        return f"{UNDECIDED}: its interval reaches both sides of {rule}", numbers
-    return (HOLDS if ok else FAILS), numbers
+    j = decide(got, *band)
+    if j.position == judgement.INCONCLUSIVE:
+        return f"{INCONCLUSIVE}: its interval reaches both sides of {rule}", numbers
+    return j.word(judgement.CLAIM_WORDS), numbers
 
 
 def _tiers(c: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -235,7 +244,7 @@ def _listed(cells: list[tuple[str, list[list[Measured]]]], limit: int = 0) -> st
 def _in_order(tiers: list[list[Measured]], sign: int) -> bool | None:
     """Judged on the intervals, every pair across neighbouring tiers (``ordered``):
     False if one pair is clear the wrong way round, None if one overlaps."""
-    outcomes = [ordered(pair, sign) for pair in _tier_pairs(tiers)]
+    outcomes = [in_order(ordered(pair, sign)) for pair in _tier_pairs(tiers)]
     if False in outcomes:
         return False
     return None if None in outcomes else True
@@ -265,15 +274,21 @@ def _claim_order(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
             return NO_INTERVAL, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
         return NO_INTERVAL, f"in order in all {n}: {_listed(cells, 3)}"
     judged = [(lb, ts, _in_order(ts, sign)) for lb, ts in cells]
+    # each cell's pairs are judged at the joint level of its intervals
+    lv = min(
+        (judgement.joint_level(m.level for t in ts for m in t) or 0.0)
+        for _, ts in cells
+    )
+    at = f"; each cell at {judgement.level_text(lv)} or more"
     bad = [(lb, ts) for lb, ts, ok in judged if ok is False]
     if bad:
-        return FAILS, f"out of order in {len(bad)} of {n}: {_listed(bad)}"
+        return FAILS, f"out of order in {len(bad)} of {n}: {_listed(bad)}{at}"
     open_ = [(lb, ts) for lb, ts, ok in judged if ok is None]
     if open_:
         k = len(open_)
-        verdict = f"{UNDECIDED}: the intervals overlap in {k} of {n} cells"
-        return verdict, f"intervals overlap in {k} of {n}: {_listed(open_)}"
-    return HOLDS, f"in order in all {n}: {_listed(cells, 3)}"
+        verdict = f"{INCONCLUSIVE}: the intervals overlap in {k} of {n} cells"
+        return verdict, f"intervals overlap in {k} of {n}: {_listed(open_)}{at}"
+    return HOLDS, f"in order in all {n}: {_listed(cells, 3)}{at}"
 
 
 def _claim_paper(pub: pd.DataFrame | None, c: dict[str, Any]) -> tuple[str, str]:

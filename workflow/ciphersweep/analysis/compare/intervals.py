@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 from ciphersweep.analysis.tables.model import Measured
+from ciphersweep.verdict import judge as judgement
 
 
 def known(ms: Iterable[Measured]) -> bool:
@@ -28,9 +29,7 @@ def show(m: Measured) -> str:
     """A deciding number with its interval: ``v [low, high]``."""
     if m.value is None:
         return f"n/a ({m.why})"
-    if m.low is None or m.high is None:
-        return f"{m.value:.4g} [no interval]"
-    return f"{m.value:.4g} [{m.low:.4g}, {m.high:.4g}]"
+    return f"{m.value:.4g} {judgement.interval_text(m.low, m.high)}"
 
 
 def factor(good: Measured, bad: Measured, is_time: bool) -> Measured:
@@ -43,7 +42,7 @@ def factor(good: Measured, bad: Measured, is_time: bool) -> Measured:
         return Measured(v)
     high = num.high / den.low if den.low > 0 else math.inf
     low = num.low / den.high if den.high > 0 else 0.0
-    return Measured(v, low, high)
+    return Measured(v, low, high, level=judgement.joint_level((num.level, den.level)))
 
 
 def difference(good: Measured, bad: Measured, is_time: bool) -> Measured:
@@ -53,7 +52,8 @@ def difference(good: Measured, bad: Measured, is_time: bool) -> Measured:
     v = hi.value - lo.value
     if hi.low is None or hi.high is None or lo.low is None or lo.high is None:
         return Measured(v)
-    return Measured(v, hi.low - lo.high, hi.high - lo.low)
+    level = judgement.joint_level((hi.level, lo.level))
+    return Measured(v, hi.low - lo.high, hi.high - lo.low, level=level)
 
 
 def mean_of(ms: Sequence[Measured]) -> Measured:
@@ -62,38 +62,48 @@ def mean_of(ms: Sequence[Measured]) -> Measured:
     if not known(ms):
         return Measured(v)
     lo = sum(m.low or 0.0 for m in ms) / len(ms)
-    return Measured(v, lo, sum(m.high or 0.0 for m in ms) / len(ms))
+    hi = sum(m.high or 0.0 for m in ms) / len(ms)
+    return Measured(v, lo, hi, level=judgement.joint_level(m.level for m in ms))
 
 
-def decide(m: Measured, low: float, high: float) -> bool | None:
-    """Whether a measured value lies in ``[low, high]``, judged on its interval: True
-    when the whole interval lies inside, False when none of it does, None (undecided)
-    when it reaches both inside and outside (or has no interval)."""
-    if m.low is None or m.high is None:
-        return None
-    if low <= m.low and m.high <= high:
-        return True
-    if m.high < low or m.low > high:
-        return False
-    return None
+def decide(m: Measured, low: float, high: float) -> judgement.Judgement:
+    """Where a measured value lies against ``[low, high]``, judged on its interval by
+    the one judgement rule (:func:`ciphersweep.verdict.judge.judge`): inside, above,
+    below, or inconclusive when it reaches both inside and outside (n/a without an
+    interval)."""
+    return judgement.judge(m.low, m.high, (low, high), m.level)
 
 
-def ordered(ms: Sequence[Measured], sign: int) -> bool | None:
+def ordered(ms: Sequence[Measured], sign: int) -> judgement.Judgement:
     """Whether ``sign * value`` rises (or stays) along the cells, judged on their
-    intervals: True when each interval lies at or below the next, False when some
-    pair's intervals lie clear of each other the wrong way round, None (undecided)
-    when neighbouring intervals overlap (or one has no interval)."""
-    out: bool | None = True
+    intervals by the one judgement rule: each neighbouring pair's difference
+    ``sign * (next - this)`` against 0 (above: in order; below: clear of each other the
+    wrong way round; inconclusive: the intervals overlap). The cells' position is the
+    worst pair's (:func:`ciphersweep.verdict.judge.combine`); n/a when one has no
+    interval."""
+    pairs = []
     for a, b in pairwise(ms):
         if not known((a, b)):
-            return None
+            return judgement.Judgement(judgement.NA, why="no interval")
         alo, ahi = sorted((sign * a.low, sign * a.high))  # type: ignore[operator]
         blo, bhi = sorted((sign * b.low, sign * b.high))  # type: ignore[operator]
-        if alo > bhi:
-            return False
-        if ahi > blo:
-            out = None
-    return out
+        level = judgement.joint_level((a.level, b.level))
+        pairs.append(judgement.judge(blo - ahi, bhi - alo, (0.0, 0.0), level))
+    pos = judgement.combine(pairs, good=(judgement.ABOVE, judgement.INSIDE))
+    if pos == judgement.INSIDE:  # equal exact values: at or below the next
+        pos = judgement.ABOVE
+    levels = [p.level for p in pairs]
+    return judgement.Judgement(
+        pos, level=judgement.joint_level(levels) if pairs else 1.0
+    )
+
+
+def in_order(j: judgement.Judgement) -> bool | None:
+    """An order's judgement as True (in order), False (out of order) or None
+    (inconclusive, or no interval)."""
+    if j.position in (judgement.ABOVE, judgement.INSIDE):
+        return True
+    return False if j.position == judgement.BELOW else None
 
 
 def log_distance(m: Measured, paper: float) -> tuple[float, float] | None:

@@ -83,19 +83,20 @@ def measured(
     v = getattr(v, "value", v)  # a cell flagged as wider than the precision target
     if not isinstance(v, float):
         return Measured(None, why="no value")
-    low, high = _interval(ctx, p, value, time, statistic)
+    low, high, level = _interval(ctx, p, value, time, statistic)
     if low is None or high is None:
         return Measured(v)
     if value in layouts.TIMES_ALL:
         f = layouts.TIME_UNITS.get(shown or "s", 1.0)
-        return Measured(v, low * f, high * f)
+        return Measured(v, low * f, high * f, level=level)
     if value == "throughput":  # a time interval reaching 0 bounds no rate from above
         rate = layouts.RATE_UNITS[shown or "MB/s"]
         top = p.size_bytes / low / rate if low > 0 else math.inf
-        return Measured(v, p.size_bytes / high / rate if high > 0 else 0.0, top)
+        bottom = p.size_bytes / high / rate if high > 0 else 0.0
+        return Measured(v, bottom, top, level=level)
     if value == "efficiency":
-        return Measured(v, low / p.p, high / p.p)
-    return Measured(v, low, high)
+        return Measured(v, low / p.p, high / p.p, level=level)
+    return Measured(v, low, high, level=level)
 
 
 def _estimate(
@@ -112,8 +113,9 @@ def _estimate(
 
 def _interval(
     ctx: Context, p: Point, value: str, time: str, statistic: str
-) -> tuple[float | None, float | None]:
-    """The statistics module's interval of a time (seconds) or of a speedup."""
+) -> tuple[float | None, float | None, float | None]:
+    """The statistics module's interval of a time (seconds) or of a speedup, with the
+    level it was computed at."""
     if value in ("speedup", "efficiency"):
         b = layouts.baseline_ids(ctx).get(p.id)
         num, den = (
@@ -121,10 +123,10 @@ def _interval(
             _estimate(ctx, p.id, time, statistic),
         )
         r = stats.ratio(num, den) if num and den else None
-        return (r.low, r.high) if r else (None, None)
+        return (r.low, r.high, r.level) if r else (None, None, None)
     col = time if value == "throughput" else value  # a rate: its time's
     e = _estimate(ctx, p.id, col, statistic)
-    return (e.low, e.high) if e else (None, None)
+    return (e.low, e.high, e.level) if e else (None, None, None)
 
 
 def _object_size(ctx: Context, p: Point) -> Measured:
@@ -135,7 +137,7 @@ def _object_size(ctx: Context, p: Point) -> Measured:
     for r in sizes.get(p.variant or "default", []):
         if r.get("part") == "object" and r.get("name") == name:
             total = float(r["total"])  # exact: an interval of width 0
-            return Measured(total, total, total)
+            return Measured(total, total, total, level=1.0)
     return Measured(None, why=f"no size record of {name}.o in this campaign's build")
 
 
@@ -187,7 +189,7 @@ def cell(
         sizes = {measured(ctx, p, measure, unit).value for p in pts} - {None}
         if len(sizes) == 1:
             size = sizes.pop()
-            return Measured(size, size, size)
+            return Measured(size, size, size, level=1.0)
     if len(pts) > 1:
         return Measured(
             None,

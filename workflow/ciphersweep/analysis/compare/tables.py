@@ -79,10 +79,11 @@ def claims_table(ctx: Context) -> Table:
         {},
         row_header="claim",
         caption=(
-            "holds / does not hold here / undecided / not measured here, with the "
-            "numbers that decide it, each with its 95% interval: a claim holds when "
+            "holds / does not hold here / inconclusive / not measured here, with the "
+            "numbers that decide it, each with its interval and the level it was "
+            "computed at (a factor's: the product of its two cells'): a claim holds when "
             "the intervals lie wholly within what was stated, does not hold when they "
-            "lie wholly outside, and is undecided when they reach both; kind paper: "
+            "lie wholly outside, and is inconclusive when they reach both; kind paper: "
             "whether the study's own printed numbers agree."
         ),
     )

@@ -1,19 +1,34 @@
-"""Regressions and improvements of the latest run, judged through the intervals.
+"""Regressions and improvements of the latest run, judged by the one judgement rule
+(:mod:`ciphersweep.verdict.judge`) on the factor new / old and its interval.
 
 Each cell of the latest run is set against the same cell (same point, same data size)
-of the most recent earlier run that measured it on the same machine:
+of the most recent earlier run that measured it on the same machine with the same
+statistic (a median is never compared with a mean). The factor new / old comes with the
+interval of the interval division (:func:`ciphersweep.core.stats.ratio`):
+``[new.low / old.high, new.high / old.low]``, at the level ``new.level * old.level``.
 
-* **regression** when the new interval lies entirely above the earlier one
-  (``new.low > old.high``): the cell is slower beyond what either run's noise explains;
-* **improvement** when it lies entirely below (``new.high < old.low``);
-* **no change** when the two intervals overlap: noise is never reported as a change.
+One run's interval does not cover the drift of a machine between runs (clock and load
+state from one minute to the next), so the factor is judged against a band of "no
+change" ``[1 / (1 + d), 1 + d]`` whose drift ``d`` is the largest of:
 
-The factor new / old comes with the interval of the interval division
-(:func:`ciphersweep.core.stats.ratio`): ``[new.low / old.high, new.high / old.low]``; a
-regression is exactly a factor interval entirely above 1. Machines are kept apart:
-a cell is compared only with runs on the machine it ran on, unless
-``compare_machines`` is set. A cell with nothing to compare with (first run on its
-machine, failed, or without an interval) has the verdict ``n/a`` and a note saying why.
+* ``history.min_change`` (the floor the user sets);
+* the drift between the two runs themselves: the largest factor of the *control
+  cells*, those measured in both runs by the same build and image (code that did not
+  change), ``|log(new / old)|``;
+* the drift of this cell over its earlier runs of one build on that machine.
+
+The row says which one set the band. Against it, the factor is a
+
+* **regression** when its interval lies entirely above the band,
+* **improvement** when entirely below,
+* **no change** when entirely inside,
+* **inconclusive** when it reaches both inside and outside (the data cannot tell).
+
+A cell whose build and image did not change since its baseline is a control itself:
+whatever its factor, it is **no change** (its difference is drift, said in the note),
+never a regression. Machines are kept apart unless ``compare_machines`` is set. A cell
+with nothing to compare with (first run on its machine, failed, without an interval, or
+only earlier runs of another statistic) has the verdict ``n/a`` and a note saying why.
 """
 
 from __future__ import annotations
@@ -25,9 +40,19 @@ from typing import Any
 import pandas as pd
 
 from ciphersweep.core import stats
+from ciphersweep.verdict import judge as judgement
 
-REGRESSION, IMPROVEMENT, NO_CHANGE, NA = "regression", "improvement", "no change", "n/a"
-VERDICTS = (REGRESSION, IMPROVEMENT, NO_CHANGE, NA)
+from . import drift
+
+WORDS = judgement.REGRESSION_WORDS
+REGRESSION, IMPROVEMENT = WORDS[judgement.ABOVE], WORDS[judgement.BELOW]
+NO_CHANGE, INCONCLUSIVE, NA = (
+    WORDS[judgement.INSIDE],
+    WORDS[judgement.INCONCLUSIVE],
+    WORDS[judgement.NA],
+)
+VERDICTS = (REGRESSION, IMPROVEMENT, NO_CHANGE, INCONCLUSIVE, NA)
+
 POINT_COLUMNS = (
     "point",
     "backend",
@@ -61,6 +86,9 @@ COLUMNS = (
     "factor",
     "factor_low",
     "factor_high",
+    "level",
+    "band",
+    "band_source",
     "verdict",
     "note",
 )
@@ -85,19 +113,14 @@ def estimate(cell: Mapping[str, Any]) -> stats.Estimate | None:
     return stats.Estimate(value, low, high, level or 0.0, int(n or 0))  # type: ignore[arg-type]
 
 
-def verdict(new: stats.Estimate, old: stats.Estimate, min_change: float = 0.0) -> str:
-    """``regression``, ``improvement`` or ``no change`` from the two intervals.
-
-    ``min_change`` (``history.min_change``) widens the band of "no change" to a
-    relative drift between runs on the same machine that no single run's interval
-    covers (clock and load state from one minute to the next): a regression's factor
-    interval must lie entirely above ``1 + min_change``, an improvement's entirely
-    below ``1 / (1 + min_change)``."""
-    if new.low > old.high * (1.0 + min_change):
-        return REGRESSION
-    if new.high * (1.0 + min_change) < old.low:
-        return IMPROVEMENT
-    return NO_CHANGE
+def verdict(new: stats.Estimate, old: stats.Estimate, drift: float = 0.0) -> str:
+    """``regression``, ``improvement``, ``no change`` or ``inconclusive``: the factor
+    new / old's interval judged against the band of ``drift`` (n/a: no factor)."""
+    q = stats.ratio(new, old)
+    if q is None:
+        return NA
+    band = judgement.relative_band(drift)
+    return judgement.judge(q.low, q.high, band, q.level).word(WORDS)
 
 
 def run_order(frame: pd.DataFrame) -> list[str]:
@@ -116,22 +139,44 @@ def _same_cell(a: Mapping[str, Any], b: Mapping[str, Any], machines: bool) -> bo
     )
 
 
+def unchanged(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Both cells were measured by the same known build and the same image: the code
+    did not change between them (a control cell)."""
+    build = a.get("build_digest")
+    return (
+        isinstance(build, str)
+        and bool(build)
+        and build == b.get("build_digest")
+        and (a.get("image_digest") or None) == (b.get("image_digest") or None)
+    )
+
+
 def _baseline(
     cell: Mapping[str, Any],
     earlier: Sequence[Sequence[Mapping[str, Any]]],
     compare_machines: bool,
 ) -> tuple[Mapping[str, Any] | None, str]:
-    """The cell of the most recent earlier run to compare with, or why there is none."""
-    seen = False
+    """The cell of the most recent earlier run to compare with, or why there is none
+    (runs of another statistic are never compared)."""
+    seen, other = False, set()
     for run in reversed(earlier):
         for old in run:
-            if _same_cell(cell, old, compare_machines):
-                seen = True
-                if estimate(old) is not None:
-                    return old, ""
+            if not _same_cell(cell, old, compare_machines):
+                continue
+            if old.get("statistic") != cell.get("statistic"):
+                other.add(str(old.get("statistic")))
+                continue
+            seen = True
+            if estimate(old) is not None:
+                return old, ""
     where = "" if compare_machines else f" on machine {cell.get('machine')}"
     if seen:
         return None, f"no earlier run{where} measured this cell with an interval"
+    if other:
+        return None, (
+            f"earlier runs{where} used the {', '.join(sorted(other))}, never compared "
+            f"with the {cell.get('statistic')}"
+        )
     return None, f"no earlier run{where}"
 
 
@@ -139,9 +184,11 @@ def compare_cell(
     cell: Mapping[str, Any],
     old: Mapping[str, Any] | None,
     why: str,
-    min_change: float = 0.0,
+    band: drift.Band | None = None,
 ) -> dict[str, Any]:
-    """One row of regressions.csv: the cell, its baseline, the factor and verdict."""
+    """One row of regressions.csv: the cell, its baseline, the factor and verdict
+    judged against ``band`` (default: no drift)."""
+    band = band or drift.Band(0.0, drift.FLOOR, "")
     row: dict[str, Any] = {c: cell.get(c) for c in COLUMNS if c in cell}
     row.update({c: None for c in COLUMNS if c not in row})
     new = estimate(cell)
@@ -167,23 +214,36 @@ def compare_cell(
         return row
     base = estimate(old) if old is not None else None
     q = stats.ratio(new, base) if base is not None else None
-    if base is None or q is None:
+    if old is None or base is None or q is None:
         row["verdict"], row["note"] = NA, why or "no earlier value above 0"
         return row
     row.update(
         factor=q.value,
         factor_low=q.low,
         factor_high=q.high,
-        verdict=verdict(new, base, min_change),
+        level=q.level,
+        band=band.drift,
+        band_source=band.detail,
+        verdict=verdict(new, base, band.drift),
     )
-    row["note"] = "" if row["verdict"] == NO_CHANGE else _note(row)
+    if unchanged(cell, old):
+        row["band_source"] = "unchanged build (a control cell)"
+        if row["verdict"] != NO_CHANGE:
+            row["verdict"] = NO_CHANGE
+            row["note"] = (
+                f"{_note(row)}: the same build and image, so drift between runs"
+            )
+            return row
+    row["note"] = _note(row) if row["verdict"] != NO_CHANGE else ""
     return row
 
 
 def _note(row: Mapping[str, Any]) -> str:
     return (
         f"{row['factor']:.3g}x [{row['factor_low']:.3g}..{row['factor_high']:.3g}] "
-        f"against {str(row.get('baseline_git_rev') or 'unknown')[:12]}"
+        f"at {judgement.level_text(row.get('level'))} against "
+        f"{str(row.get('baseline_git_rev') or 'unknown')[:12]}; band "
+        f"±{100 * (row.get('band') or 0.0):.3g}% ({row.get('band_source')})"
     )
 
 
@@ -198,20 +258,40 @@ def regressions(
         rid: g.to_dict("records") for rid, g in frame.groupby("run_id", sort=False)
     }
     earlier = [by_run[r] for r in order[:-1]]
+    latest = by_run[order[-1]]
+    between: dict[str, tuple[float, int] | None] = {}  # per baseline run
     out = []
-    for cell in by_run[order[-1]]:
+    for cell in latest:
         old, why = _baseline(cell, earlier, compare_machines)
-        out.append(compare_cell(cell, old, why, min_change))
+        band = None
+        if old is not None:
+            rid = str(old["run_id"])
+            if rid not in between:
+                between[rid] = drift.controls(
+                    latest, by_run[rid], compare_machines, unchanged
+                )
+            own = drift.own_history(cell, earlier, compare_machines, unchanged)
+            band = drift.band(min_change, between[rid], own)
+        out.append(compare_cell(cell, old, why, band))
     return out
 
 
 def regressed_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """One line per regressed cell (the gate's message)."""
-    return [
-        f"{r['point']} on {r.get('machine')}: {r['factor']:.3g}x slower "
-        f"[{r['factor_low']:.3g}..{r['factor_high']:.3g}] than "
+    return [_line(r, "slower") for r in rows if r.get("verdict") == REGRESSION]
+
+
+def inconclusive_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per cell whose factor the data cannot place (history.inconclusive)."""
+    return [_line(r, "inconclusive") for r in rows if r.get("verdict") == INCONCLUSIVE]
+
+
+def _line(r: Mapping[str, Any], what: str) -> str:
+    return (
+        f"{r['point']} on {r.get('machine')}: {r['factor']:.3g}x {what} "
+        f"[{r['factor_low']:.3g}..{r['factor_high']:.3g}] at "
+        f"{judgement.level_text(_f(r.get('level')))} than "
         f"{str(r.get('baseline_git_rev') or 'unknown')[:12]} "
-        f"({r['baseline_estimate']:.4g} s -> {r['estimate']:.4g} s)"
-        for r in rows
-        if r.get("verdict") == REGRESSION
-    ]
+        f"({r['baseline_estimate']:.4g} s -> {r['estimate']:.4g} s; band "
+        f"±{100 * (_f(r.get('band')) or 0.0):.3g}% from {r.get('band_source')})"
+    )

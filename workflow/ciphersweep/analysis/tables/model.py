@@ -66,6 +66,7 @@ class Measured:
     high: float | None = None
     note: str | None = None
     why: str = ""
+    level: float | None = None  # the level the interval was computed at (None: unknown)
 
 
 # what a cell function may give: a value, a value with its interval, None (n/a) or
