@@ -12,19 +12,19 @@ fastest repetitions.  Goal: gcm-aesni >= 0.7x OpenSSL's aes-128-gcm.  Prints one
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import run, side_by_side
+from bench import options, run, side_by_side
 
 IMPLS = [
     ("ascon-aead128", "ascon-ref"),
     ("ascon-aead128", "ascon-opt64"),
     ("ascon-aead128", "ascon-lowsize"),
+    ("aes-128-gcm", "gcm-byte"),
     ("aes-128-gcm", "gcm-ref"),
     ("aes-128-gcm", "gcm-aesni"),
     ("aes-128-gcm", "gcm-aesni/no-vaes"),  # CIPHERSWEEP_DISABLE_IMPLS=gcm-vaes
@@ -45,11 +45,7 @@ def available(seq: Path, cipher: str, impl: str) -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", type=Path, default=Path("build/kernels"))
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--quick", action="store_true")
-    a = ap.parse_args()
+    a = options().parse_args()
     seq, ossl = a.build / "aes-seq", a.build / "aes-openssl"
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     rounds = 2 if a.quick else a.rounds

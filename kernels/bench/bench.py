@@ -38,6 +38,17 @@ def run(argv: list[str], env: dict[str, str] | None = None) -> list[dict]:
     return [json.loads(x) for x in r.stdout.splitlines() if x.strip()]
 
 
+def options() -> argparse.ArgumentParser:
+    """The options every bench script takes: --build, --rounds, --quick."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build/kernels", type=Path)
+    ap.add_argument("--rounds", type=int, default=5, help="alternations per comparison")
+    ap.add_argument(
+        "--quick", action="store_true", help="fewer repetitions (smoke run)"
+    )
+    return ap
+
+
 def side_by_side(a: list[str], b: list[str], rounds: int, env_a=None, env_b=None):
     ta: list[float] = []
     tb: list[float] = []
@@ -90,13 +101,7 @@ def available_impls(seq: str) -> list[str]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build/kernels", type=Path)
-    ap.add_argument("--rounds", type=int, default=5, help="alternations per comparison")
-    ap.add_argument(
-        "--quick", action="store_true", help="fewer repetitions (smoke run)"
-    )
-    a = ap.parse_args()
+    a = options().parse_args()
     b = a.build.resolve()
     core0 = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     cores01 = ["taskset", "-c", "0,1"] if shutil.which("taskset") else []

@@ -13,6 +13,8 @@
  *   ascon-opt64    ascon_opt64.c    64-bit words, bitsliced S-box, rounds unrolled
  *   ascon-lowsize  ascon_lowsize.c  compact: one round function in a loop, one routine
  *                                   for both directions
+ *   gcm-byte       gcm_byte.c       byte-oriented AES (aes_ref.c), one block at a time,
+ *                                   + the bitwise GHASH of SP 800-38D Algorithm 1
  *   gcm-ref        gcm_ref.c        T-table AES (aes_ttable.c) + 4-bit-table GHASH
  *   gcm-aesni      gcm_aesni.c      AES-NI + PCLMULQDQ, 8 blocks in flight, aggregated
  *                                   GHASH; gcm_vaes.c: VAES/VPCLMULQDQ on ymm registers
@@ -60,6 +62,7 @@ typedef struct {
 extern const cs_aead_impl cs_aead_ascon_ref;
 extern const cs_aead_impl cs_aead_ascon_opt64;
 extern const cs_aead_impl cs_aead_ascon_lowsize;
+extern const cs_aead_impl cs_aead_gcm_byte;
 extern const cs_aead_impl cs_aead_gcm_ref;
 extern const cs_aead_impl cs_aead_gcm_aesni;
 

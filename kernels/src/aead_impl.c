@@ -5,7 +5,7 @@
 #include "aead.h"
 
 static const cs_aead_impl *const table[] = {
-    &cs_aead_ascon_ref, &cs_aead_ascon_opt64, &cs_aead_ascon_lowsize,
+    &cs_aead_ascon_ref, &cs_aead_ascon_opt64, &cs_aead_ascon_lowsize, &cs_aead_gcm_byte,
     &cs_aead_gcm_ref,   &cs_aead_gcm_aesni,   NULL,
 };
 

@@ -26,7 +26,7 @@ from crosscheck import HERE, Checker
 
 KAT = HERE / "data" / "LWC_AEAD_KAT_128_128.txt"
 ASCON = ["ascon-ref", "ascon-opt64", "ascon-lowsize"]
-GCM = ["gcm-ref", "gcm-aesni"]
+GCM = ["gcm-byte", "gcm-ref", "gcm-aesni"]
 # GCM specification (McGrew & Viega), test case 4 (AES-128, 96-bit IV, 20 bytes of AD)
 TC4 = {
     "key": "feffe9928665731c6d6a8f9467308308",

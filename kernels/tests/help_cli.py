@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 AES = {"ref", "ttable", "aesni", "vaes256", "vaes"}
-AEAD = {"ascon-ref", "ascon-opt64", "ascon-lowsize", "gcm-ref", "gcm-aesni"}
+AEAD = {"ascon-ref", "ascon-opt64", "ascon-lowsize", "gcm-byte", "gcm-ref", "gcm-aesni"}
 GPU = {"gpu-lanes", "gpu-ttable", "gpu-ref"}
 EVP = {"evp"}
 THREADS = {"--threads"}

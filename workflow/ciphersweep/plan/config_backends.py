@@ -22,7 +22,7 @@ CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes256", "vaes")
 # The AEADs aes-seq runs (backends.seq.aead): cipher -> its impls (docs/kernels.md).
 AEAD_IMPLS = {
     "ascon-aead128": ("auto", "ascon-ref", "ascon-opt64", "ascon-lowsize"),
-    "aes-128-gcm": ("auto", "gcm-ref", "gcm-aesni"),
+    "aes-128-gcm": ("auto", "gcm-byte", "gcm-ref", "gcm-aesni"),
 }
 CUDA_IMPLS = ("auto", "gpu-lanes", "gpu-ttable", "gpu-ref")  # what aes-cuda accepts
 _CIPHER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,40}$")
