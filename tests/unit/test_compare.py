@@ -257,7 +257,10 @@ def test_claims_hold_or_not_with_the_deciding_numbers() -> None:
     # fastest AES is 5x slower than ChaCha20: within 25% of "up to 6"
     assert out["a"]["verdict"] == HOLDS
     # the deciding factor comes with its interval: 5 x 0.99/1.01 .. 5 x 1.01/0.99
-    assert "max factor 5 [4.901, 5.101] at level 90.2% (stated 6 ±25%)" in out["a"]["numbers"]
+    assert (
+        "max factor 5 [4.901, 5.101] at level 90.2% (stated 6 ±25%)"
+        in out["a"]["numbers"]
+    )
     assert out["b"]["verdict"] == HOLDS  # 7/5 = 1.4
     assert out["c"]["verdict"] == FAILS
     assert "out of order in 2 of 2" in out["c"]["numbers"]
@@ -329,10 +332,8 @@ def test_references_flag_cells_outside_bounds() -> None:
     rows = reference_rows(ctx, refs)
     assert [r["verdict"] for r in rows] == ["above", "within", "no point matches"]
     bad = violations(rows)
-    assert bad == [
-        f"{SEQ.id}: t_total 2.2 ms [2.1, 2.3] at level 95% is above its reference "
-        "2 ms (bound 2.08)"
-    ]
+    line = f"{SEQ.id}: t_total 2.2 ms [2.1, 2.3] at level 95% is above its reference"
+    assert bad == [f"{line} 2 ms (bound 2.08)"]
 
 
 def test_a_reference_is_judged_on_the_interval_not_the_estimate() -> None:
@@ -850,7 +851,8 @@ def test_an_interval_too_wide_to_decide_gives_no_verdict() -> None:
     }
     wide = {r["id"]: r for r in claim_rows(_close_pair(0.2), CLOSE_CLAIMS, None)}
     assert (
-        wide["order"]["verdict"] == "inconclusive: the intervals overlap in 1 of 1 cells"
+        wide["order"]["verdict"]
+        == "inconclusive: the intervals overlap in 1 of 1 cells"
     )
     assert "1 [0.8, 1.2] / 1.1 [0.88, 1.32]" in wide["order"]["numbers"]
     assert wide["factor"]["verdict"] == (

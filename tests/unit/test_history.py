@@ -449,11 +449,18 @@ def test_history_config_defaults_and_mistakes() -> None:
         "enabled": True,
         "path": "results/history.sqlite",
         "fail_on_regression": False,
+        "inconclusive": "warn",
         "min_change": 0.1,
         "compare_machines": False,
         "machine": None,
     }
     for bad, key in (
+        ({"inconclusive": "maybe"}, "history.inconclusive"),
+        (
+            {"enabled": False, "fail_on_regression": True},
+            "history.fail_on_regression",
+        ),
+        ({"enabled": False, "inconclusive": "fail"}, "history.inconclusive"),
         ({"path": "results/h.csv"}, "history.path"),
         ({"fail_on_regression": "yes"}, "history.fail_on_regression"),
         ({"min_change": -0.1}, "history.min_change"),
@@ -464,3 +471,108 @@ def test_history_config_defaults_and_mistakes() -> None:
             config.validate({**base, "history": bad}, root=ROOT)
         line = config.format_error(exc.value)
         assert key in line and "\n" not in line, line
+
+
+# ------------------------------------------------------------------ drift between runs
+
+
+def test_an_unchanged_build_is_never_a_regression() -> None:
+    """Re-measuring the same binary: its factor 1.23 [1.2..1.26] lies above any band,
+    but the build and image did not change, so it is drift, said in the note."""
+    old = _cell("omp-a", 1.0, 0.99, 1.01, build_digest="b1")
+    new = _cell("omp-a", 1.23, 1.21, 1.25, build_digest="b1")
+    frame = _frame([(_run("r1", "t1"), [old]), (_run("r2", "t2"), [new])])
+    (row,) = regress.regressions(frame, min_change=0.0)
+    assert row["verdict"] == regress.NO_CHANGE
+    assert "drift between runs" in row["note"]
+    assert row["band_source"] == "unchanged build (a control cell)"
+    assert regress.regressed_lines([row]) == []
+
+
+def test_control_cells_set_the_band_of_a_changed_cell() -> None:
+    """Cells whose build did not change moved 30 % between the two runs: a changed
+    cell 1.25x slower is within that drift, one 3x slower is a regression; the row
+    says the band came from the control cells."""
+    old = [
+        _cell("openssl-a", 1.0, 0.99, 1.01, build_digest="k"),
+        _cell("openssl-b", 1.0, 0.99, 1.01, build_digest="k"),
+        _cell("seq-a", 1.0, 0.99, 1.01, build_digest="v1"),
+        _cell("seq-b", 1.0, 0.99, 1.01, build_digest="v1"),
+    ]
+    new = [
+        _cell("openssl-a", 1.3, 1.29, 1.31, build_digest="k"),
+        _cell("openssl-b", 1.1, 1.09, 1.11, build_digest="k"),
+        _cell("seq-a", 1.25, 1.24, 1.26, build_digest="v2"),
+        _cell("seq-b", 3.0, 2.97, 3.03, build_digest="v2"),
+    ]
+    frame = _frame([(_run("r1", "t1"), old), (_run("r2", "t2"), new)])
+    rows = {r["point"]: r for r in regress.regressions(frame, min_change=0.05)}
+    assert rows["seq-a"]["verdict"] == regress.NO_CHANGE
+    assert rows["seq-a"]["band"] == pytest.approx(0.3)
+    assert rows["seq-a"]["band_source"] == "2 cells unchanged in both runs"
+    assert rows["seq-b"]["verdict"] == regress.REGRESSION
+    assert "band ±30% (2 cells unchanged in both runs)" in rows["seq-b"]["note"]
+    # without controls the floor decides, and says so
+    lone = _frame([(_run("r1", "t1"), old[2:3]), (_run("r2", "t2"), new[2:3])])
+    (row,) = regress.regressions(lone, min_change=0.05)
+    assert row["verdict"] == regress.REGRESSION
+    assert row["band_source"] == "history.min_change: 0.05"
+
+
+def test_a_cells_own_drift_over_earlier_runs_of_one_build() -> None:
+    """The cell moved 40 % between two earlier runs of one build: a new build 1.2x
+    slower is not told apart from that; the band names the cell's history."""
+    runs = [
+        (_run("r1", "t1"), [_cell("seq-a", 1.0, 0.99, 1.01, build_digest="v1")]),
+        (_run("r2", "t2"), [_cell("seq-a", 1.4, 1.39, 1.41, build_digest="v1")]),
+        (_run("r3", "t3"), [_cell("seq-a", 1.68, 1.67, 1.69, build_digest="v2")]),
+    ]
+    (row,) = regress.regressions(_frame(runs), min_change=0.05)
+    assert row["verdict"] == regress.NO_CHANGE
+    assert row["band_source"] == "1 earlier pairs of runs of one build"
+
+
+def test_a_factor_interval_straddling_the_band_is_inconclusive_and_gated() -> None:
+    """Under load: 1.30 [0.86..2.22] reaches both sides; warned by default, a
+    failing line under history.inconclusive: fail (common.smk's gate)."""
+    old = _cell("omp-a", 1.0, 0.8, 1.3, build_digest="v1")
+    new = _cell("omp-a", 1.3, 1.12, 1.78, build_digest="v2")
+    frame = _frame([(_run("r1", "t1"), [old]), (_run("r2", "t2"), [new])])
+    (row,) = regress.regressions(frame, min_change=0.1)
+    assert row["verdict"] == regress.INCONCLUSIVE
+    assert row["level"] == pytest.approx(0.95 * 0.95)
+    assert regress.regressed_lines([row]) == []
+    (line,) = regress.inconclusive_lines([row])
+    assert line.startswith(
+        "omp-a on m1: 1.3x inconclusive [0.862..2.23] at level 90.2%"
+    )
+
+
+def test_runs_of_another_statistic_are_never_compared() -> None:
+    mean_run = {**_run("r1", "t1"), "statistic": "mean"}
+    frame = _frame(
+        [
+            (mean_run, [_cell("seq-a", 1.0, 0.99, 1.01)]),
+            (_run("r2", "t2"), [_cell("seq-a", 3.0, 2.9, 3.1)]),
+        ]
+    )
+    (row,) = regress.regressions(frame)
+    assert row["verdict"] == regress.NA
+    assert row["note"] == (
+        "earlier runs on machine m1 used the mean, never compared with the median"
+    )
+
+
+def test_the_regressions_caption_states_levels_bands_and_counts() -> None:
+    """Three repetitions per cell: min..max at 75 %, so factors at 56.2 %; the
+    caption says so instead of a typed 95 %."""
+    old = _cell("omp-a", 1.0, 0.9, 1.1, ci_level=0.75, n=3, build_digest="v1")
+    new = _cell("omp-a", 2.0, 1.9, 2.1, ci_level=0.75, n=3, build_digest="v2")
+    frame = _frame([(_run("r1", "t1"), [old]), (_run("r2", "t2"), [new])])
+    rows = regress.regressions(frame, min_change=0.1)
+    caption = outputs.regressions_caption(rows)
+    assert "level 56.2%" in caption and "95%" not in caption
+    assert "over 3 repetitions per cell" in caption
+    assert "bands ±10%" in caption
+    assert "1 regression, 0 improvement, 0 no change, 0 inconclusive" in caption
+    assert "(median)" in caption

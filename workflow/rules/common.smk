@@ -603,11 +603,24 @@ def history_targets():
 
 def fail_on_regressions(path):
     bad = cs_history.regressed(path)
+    unsure = cs_history.inconclusive(path)
+    what = f"{len(bad)} cell(s) regressed"
+    if HISTORY["inconclusive"] == "fail" and unsure:
+        what += f" and {len(unsure)} inconclusive (history.inconclusive: fail)"
+        bad += unsure
     if bad:
         raise WorkflowError(
-            f"ciphersweep: {len(bad)} cell(s) regressed against the history store "
-            "(every table, plot and the report are kept):\n" + "\n".join(bad)
+            f"ciphersweep: {what} against the history store (every table, plot and "
+            "the report are kept):\n" + "\n".join(bad)
         )
+
+
+def warn_inconclusive(path):
+    """history.inconclusive: warn (the default): one line per cell the data cannot
+    place, after the history tables are written."""
+    if HISTORY["inconclusive"] == "warn":
+        for line in cs_history.inconclusive(path):
+            logger.warning(f"ciphersweep: history inconclusive: {line}")
 
 
 # the report's history section (its inputs, when the history is on)

@@ -61,8 +61,10 @@ rule history:
     params:
         compare_machines=HISTORY["compare_machines"],
         min_change=HISTORY["min_change"],
+        basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
         cs_console.write_step(output, cs_history.write_history, CFG, output, log[0])
+        warn_inconclusive(output.regressions_csv)
 
 
 # A cell slower than before beyond both intervals fails the run here, after every

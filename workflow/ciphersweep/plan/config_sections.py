@@ -286,6 +286,19 @@ def check_precision(cfg: dict[str, Any]) -> None:
         )
 
 
+def check_history(cfg: dict[str, Any]) -> None:
+    """The gate's settings together: a gate needs the history it reads."""
+    hist = cfg["history"]
+    if not hist["enabled"]:
+        for key, off in (("fail_on_regression", False), ("inconclusive", "warn")):
+            if hist[key] != off:
+                raise _fail(
+                    f"history.{key}",
+                    f"{hist[key]!r} needs history.enabled: true (the gate reads the "
+                    f"history; allowed with history.enabled: false: {off!r})",
+                )
+
+
 def check_container(cfg: dict[str, Any], root: str | Path) -> None:
     """platform.container: a recipe of the project; one with aes-cuda for cuda."""
     cont = cfg["platform"]["container"]

@@ -142,6 +142,49 @@ def history_table(frame: pd.DataFrame) -> Table:
     return t
 
 
+def _span(values: Sequence[float], fmt: str) -> str:
+    """``95%`` or ``90.2-95%``: one figure, or the range the cells took."""
+    lo, hi = min(values), max(values)
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+
+
+def regressions_caption(rows: Sequence[Mapping[str, Any]]) -> str:
+    """What the regressions table rests on, from its rows: the statistic, the levels
+    of the factor intervals and the bands as they were computed, and the count of
+    each verdict."""
+    judged = [r for r in rows if regress._f(r.get("level")) is not None]
+    stats_used = sorted({str(r.get("statistic")) for r in rows if r.get("statistic")})
+    counts = ", ".join(
+        f"{sum(r.get('verdict') == v for r in rows)} {v}" for v in regress.VERDICTS
+    )
+    basis = ""
+    if judged:
+        levels = [100 * float(r["level"]) for r in judged]
+        bands = [100 * (regress._f(r.get("band")) or 0.0) for r in judged]
+        reps = [
+            int(n)
+            for r in judged
+            for n in (r.get("n"), r.get("baseline_n"))
+            if regress._f(n) is not None
+        ]
+        basis = (
+            f" Factor intervals at level {_span(levels, '{:.3g}%')} (the product of "
+            f"the two cells' levels), over {_span(reps, '{:d}') if reps else 'unknown'} "
+            f"repetitions per cell; bands ±{_span(bands, '{:.3g}%')}."
+        )
+    return (
+        f"Each cell of the latest run ({' / '.join(stats_used) or 'its statistic'}) "
+        "against the same cell of the most recent earlier run on the same machine with "
+        "the same statistic. factor = latest / earlier with the interval [latest low / "
+        "earlier high .. latest high / earlier low], judged against the band of no "
+        "change [1/(1+d), 1+d], d the largest of history.min_change, the drift of the "
+        "cells unchanged in both runs and the cell's own drift: regression when the "
+        "interval lies entirely above the band, improvement when entirely below, no "
+        "change when entirely inside, inconclusive when it reaches both; a cell whose "
+        f"build did not change is never a regression.{basis} Verdicts: {counts}."
+    )
+
+
 def regressions_table(rows: Sequence[Mapping[str, Any]]) -> Table:
     """The latest run against the earlier ones (regressions.md, the report)."""
     several = len({r.get("machine") for r in rows}) > 1
@@ -153,11 +196,7 @@ def regressions_table(rows: Sequence[Mapping[str, Any]]) -> Table:
         cols,
         {},
         row_header="cell",
-        caption="Each cell of the latest run against the same cell of the most recent "
-        "earlier run on the same machine: regression when the latest 95% interval lies "
-        "entirely above the earlier one, improvement when entirely below, no change "
-        "when they overlap. factor = latest / earlier with the interval "
-        "[latest low / earlier high .. latest high / earlier low].",
+        caption=regressions_caption(rows),
         show_intervals=True,
     )
     for r in rows:
@@ -231,3 +270,9 @@ def read_history(path: str | Path) -> pd.DataFrame:
 def regressed(regressions_csv: str) -> list[str]:
     """The gate: one line per regressed cell of regressions.csv (none: it passes)."""
     return regress.regressed_lines(read_regressions(regressions_csv))
+
+
+def inconclusive(regressions_csv: str) -> list[str]:
+    """One line per cell of regressions.csv the data cannot place
+    (``history.inconclusive``: warned, or failed by the gate)."""
+    return regress.inconclusive_lines(read_regressions(regressions_csv))

@@ -72,6 +72,7 @@ COLUMNS = (
     *POINT_COLUMNS,
     "run_id",
     "git_rev",
+    "statistic",
     "estimate",
     "ci_low",
     "ci_high",
