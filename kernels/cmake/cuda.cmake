@@ -33,6 +33,12 @@ target_link_libraries(test_cuda_chunks PRIVATE cs_aes OpenSSL::Crypto)
 set_target_properties(test_cuda_chunks PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
 add_test(NAME cuda_chunks_on_cpu COMMAND test_cuda_chunks)
 
+add_executable(test_copy_bound "${_cs_tests}/test_copy_bound.c" "${_cs_src}/copy_bound.c")
+target_include_directories(test_copy_bound PRIVATE "${_cs_src}")
+target_link_libraries(test_copy_bound PRIVATE m)
+set_target_properties(test_copy_bound PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/tests")
+add_test(NAME copy_bound_on_cpu COMMAND test_copy_bound)
+
 add_executable(test_cuda_nvml "${_cs_tests}/test_cuda_nvml.c" "${_cs_src}/nvml_energy.c"
                               "${_cs_src}/energy.c")
 target_include_directories(test_cuda_nvml PRIVATE "${_cs_src}")
@@ -81,7 +87,9 @@ target_compile_options(aes-cuda PRIVATE
 target_link_libraries(aes-cuda PRIVATE cs_common cs_aes CUDA::cudart_static ${CMAKE_DL_LIBS} m)
 
 # The copy limit the GPU benchmark compares end-to-end throughput with (kernels/bench).
-add_executable(aes-cuda-copylimit "${_cs_root}/bench/copy_limit.cu")
+add_executable(aes-cuda-copylimit "${_cs_root}/bench/copy_limit.cu" "${_cs_src}/copy_bound.c"
+                                  "${_cs_src}/cuda_chunks.c")
+target_include_directories(aes-cuda-copylimit PRIVATE "${_cs_src}")
 set_target_properties(aes-cuda-copylimit PROPERTIES
   CUDA_ARCHITECTURES "${CS_CUDA_ARCHITECTURES}"
   CUDA_RUNTIME_LIBRARY Static
