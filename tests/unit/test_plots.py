@@ -144,13 +144,14 @@ def test_cuda_copy_says_when_no_cuda_point_was_measured(tmp_path: Path) -> None:
 
 def test_cuda_copy_marks_an_unmeasured_part_n_a_not_zero() -> None:
     """A CUDA point without its copy times (its record has none) gets no segment for
-    them and an "n/a" naming them above its bar, never a 0 % segment unexplained."""
+    them and an "n/a" naming them above its bar, never a 0 % segment unexplained; nor
+    for the rest of the timed region, which needs them."""
     cfg, pts, summary = _campaign()
     first_cuda = summary.index[summary["point"].str.startswith("cuda")][0]
     summary.loc[first_cuda, ["t_h2d_median", "t_d2h_median"]] = None
     ax = parts.plot_cuda_copy(tables.Context(cfg, pts, summary)).axes[0]
     notes = [t.get_text() for t in ax.texts if t.get_text().startswith("n/a")]
-    assert notes == ["n/a:\ncopy host-device\ncopy device-host"]
+    assert notes == ["n/a:\ncopy host-device\ncopy device-host\nother (a part missing)"]
     assert sum(b.patches[0].get_height() for b in ax.containers) == pytest.approx(40.0)
 
 

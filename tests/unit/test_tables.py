@@ -174,9 +174,12 @@ def test_cuda_copy_table() -> None:
     )
     ctx = tables.Context({"baseline": {"backend": "seq"}}, [p], summary)
     t = generic.build_cuda_copy(ctx)
-    assert t.rows == ["copy host-device", "copy device-host", "kernel", "total"]
+    other = formulas.UNTIMED
+    assert t.rows == ["copy host-device", "copy device-host", "kernel", other, "total"]
     assert t.value("kernel", "1KB") == 0.000145
     assert t.value("total", "1KB") == 0.000168
+    # the parts add up to the total here: nothing left over, shown as 0, not n/a
+    assert t.value(other, "1KB") == pytest.approx(0.0, abs=1e-12)
 
 
 def test_extra_builders_plug_in() -> None:

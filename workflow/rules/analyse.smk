@@ -38,6 +38,7 @@ rule gather:
     params:
         judged=lambda wildcards: judged(),
         judge_code=lambda wildcards: judge_code(),
+        basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
         cs_console.write_step(
             output,
@@ -61,6 +62,8 @@ rule tables:
         [table_report(f) if f.endswith(".csv") else update(f) for f in table_files()],
     log:
         f"{RES}/logs/tables.log",
+    params:
+        basis=CAPTION_BASIS,
     run:
         cs_console.write_step(
             output,
@@ -90,6 +93,8 @@ rule plots:
         [update(f) for f in plot_files("svg")],
     log:
         f"{RES}/logs/plots.log",
+    params:
+        basis=CAPTION_BASIS,
     run:
         cs_console.write_step(
             output,
@@ -118,6 +123,8 @@ rule report:
         ),
     log:
         f"{RES}/logs/report.log",
+    params:
+        basis=CAPTION_BASIS,
     run:
         cs_console.write_step(
             output,
@@ -167,6 +174,8 @@ if COMPARE_FILES:
             ],
         log:
             f"{RES}/logs/compare.log",
+        params:
+            basis=CAPTION_BASIS,
         run:
             cs_console.write_step(
                 output,

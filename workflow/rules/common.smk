@@ -23,6 +23,7 @@ sys.path.insert(0, str(PROJECT / "workflow"))
 
 from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402
+from ciphersweep.core import wording as cs_wording  # noqa: E402
 from ciphersweep.job import build as cs_build  # noqa: E402
 from ciphersweep.analysis import compare as cs_compare  # noqa: E402
 from ciphersweep.plan import config as cs_config  # noqa: E402
@@ -478,6 +479,11 @@ def plot_files(ext="png"):
 
 
 REPORT = f"{RES}/report.html"
+# What the report captions (workflow/report/*.rst) say the cells rest on: the statistic,
+# the interval levels and the repetitions as they ran. A rule parameter, read from
+# summary.csv only when `snakemake --report` renders a caption (snakemake.params.basis);
+# no plain value, so it never makes a job run again (ciphersweep.core.wording).
+CAPTION_BASIS = cs_wording.FromSummary(CFG, f"{RES}/summary.csv")
 
 
 def campaign_summary(ok):

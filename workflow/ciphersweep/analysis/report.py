@@ -26,7 +26,7 @@ from ciphersweep.analysis.history import outputs as cs_history
 from ciphersweep.analysis.history import trends as cs_trends
 from ciphersweep.analysis.tables import model as cs_tables
 from ciphersweep.analysis.tables import registry
-from ciphersweep.core import stats
+from ciphersweep.core import wording
 from ciphersweep.core.atomic import write_text
 from ciphersweep.plan.sweep import Point
 
@@ -50,16 +50,27 @@ HEADLINES = 6
 # ------------------------------------------------------------------ summary
 
 
-def what_ran(cfg: dict[str, Any], points: Sequence[Point]) -> list[tuple[str, str]]:
-    """(label, text) facts about the campaign's sweep."""
+def basis(cfg: dict[str, Any], summary: pd.DataFrame | None) -> wording.Basis:
+    """What the campaign's cells rest on, from summary.csv (none: nothing measured)."""
+    rows = [] if summary is None or summary.empty else summary.to_dict("records")
+    return wording.basis_of(cfg, rows)
+
+
+def what_ran(
+    cfg: dict[str, Any], points: Sequence[Point], summary: pd.DataFrame | None = None
+) -> list[tuple[str, str]]:
+    """(label, text) facts about the campaign's sweep; the repetitions and the
+    statistic as they ran (summary.csv's)."""
     backends = sorted({p.backend for p in points})
     sizes = list(dict.fromkeys(p.input_name for p in points))
+    b = basis(cfg, summary)
     return [
         ("Campaign", str(cfg.get("campaign", ""))),
         ("Backends", ", ".join(backends) or "none"),
         ("Data sizes", ", ".join(sizes) or "none"),
         ("Points", str(len(points))),
-        ("Repetitions per point", str(cfg.get("reps", "?"))),
+        ("Repetitions per point", b.reps_text()),
+        ("Statistic", b.clause()),
         (
             "Container runtime",
             str(cfg.get("platform", {}).get("container", {}).get("runtime", "none")),
@@ -102,8 +113,12 @@ def _png_data(path: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
 
 
-def _plot(path: Path) -> dict[str, str]:
-    title, caption = cs_plots.CAPTIONS.get(path.stem, (path.stem, ""))
+def _plot(path: Path, b: wording.Basis) -> dict[str, str]:
+    title, caption = (
+        cs_plots.words(path.stem, b)
+        if path.stem in cs_plots.CAPTIONS
+        else (path.stem, "")
+    )
     return {
         "name": path.stem,
         "title": title,
@@ -148,12 +163,10 @@ def _failures(failures: pd.DataFrame) -> list[dict[str, str]]:
     ]
 
 
-def intro(cfg: dict[str, Any]) -> str:
-    stat = stats.statistic_of(cfg)
+def intro(b: wording.Basis) -> str:
     return (
         "Cipher kernels swept over data sizes and parallel shapes. Every output was "
-        "verified against OpenSSL before its time was kept; cells are "
-        f"{stat}s over the timed repetitions, with their 95% intervals."
+        f"verified against OpenSSL before its time was kept. {b.sentence()}"
     )
 
 
@@ -164,19 +177,23 @@ def page(
     plot_paths: Sequence[str | Path],
     failures: pd.DataFrame,
     history: dict[str, Any] | None = None,
+    summary: pd.DataFrame | None = None,
 ) -> str:
-    """The whole report as one HTML document (``history``: from history_parts)."""
+    """The whole report as one HTML document (``history``: from history_parts;
+    ``summary``: summary.csv, what the words on the statistic, the levels and the
+    repetitions come from)."""
     skip = set(SUMMARY_TABLES) | set(PROVENANCE_TABLES)
+    b = basis(cfg, summary)
     return _ENV.get_template("report.html.j2").render(
         name=str(cfg.get("campaign", "")),
         css=Markup((TEMPLATES / "report.css").read_text()),
-        intro=intro(cfg),
+        intro=intro(b),
         sections=[
             s
             for s in ("summary", "tables", "plots", "history", "failures", "provenance")
             if s != "history" or history
         ],
-        what_ran=what_ran(cfg, points),
+        what_ran=what_ran(cfg, points, summary),
         where_ran=where_ran(tabs),
         measured=len(points) - len(failures),
         total=len(points),
@@ -188,7 +205,7 @@ def page(
             if t.name == name
         ],
         tables=[_html(t) for t in tabs if t.name not in skip],
-        plots=[_plot(Path(p)) for p in plot_paths],
+        plots=[_plot(Path(p), b) for p in plot_paths],
         history=history,
         failures=_failures(failures),
         provenance=[_html(t) for t in tabs if t.name in PROVENANCE_TABLES],
@@ -209,7 +226,9 @@ def write_report(
     tabs = registry.build_all(ctx)
     failures = pd.read_csv(inputs.failures)
     hist = history_parts(list(getattr(inputs, "history", None) or []))
-    write_text(out, page(cfg, points, tabs, plot_paths, failures, hist))
+    write_text(
+        out, page(cfg, points, tabs, plot_paths, failures, hist, summary=ctx.summary)
+    )
     if log:
         Path(log).write_text(
             f"{out}: {len(tabs)} tables, {len(plot_paths)} plots, "

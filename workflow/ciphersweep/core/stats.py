@@ -312,18 +312,24 @@ def central(values: Sequence[float], statistic: str = "median") -> float | None:
     return median_ci(xs).value if statistic == "median" else mean_ci(xs).value
 
 
+def percent_number(level: float) -> str:
+    """An interval's level (a fraction) as the percentage every caption and footnote
+    prints, to 0.1: ``95``, ``98.4`` (:mod:`ciphersweep.core.wording` words the rest)."""
+    return f"{round(100 * level, 1):g}"
+
+
 def wide_note(e: Estimate, target: float, statistic: str = "median") -> str:
-    """Footnote of a flagged time cell, e.g. ``+-3.4% (95% CI of the median, 7 reps;
-    target +-2%)``."""
+    """Footnote of a flagged time cell, e.g. ``+-3.4% (98.4% CI of the median, 7 reps;
+    wider than the +-2% target)``: the level is the interval's own."""
     if e.level < CONFIDENCE - 1e-12:
         return (
             f"±{100 * e.rel_half_width:.1f}% ({statistic} of {e.n} "
-            f"rep{'s' if e.n != 1 else ''}: too few for a 95% interval; min..max "
-            f"covers {100 * e.level:.1f}%)"
+            f"rep{'s' if e.n != 1 else ''}: too few for a {percent_number(CONFIDENCE)}% "
+            f"interval; min..max covers {100 * e.level:.1f}%)"
         )
     return (
-        f"±{100 * e.rel_half_width:.1f}% (95% CI of the {statistic}, {e.n} reps; "
-        f"wider than the ±{100 * target:g}% target)"
+        f"±{100 * e.rel_half_width:.1f}% ({percent_number(e.level)}% CI of the "
+        f"{statistic}, {e.n} reps; wider than the ±{100 * target:g}% target)"
     )
 
 
@@ -331,7 +337,10 @@ def ratio_note(num: Estimate, den: Estimate, r: Estimate, target: float) -> str:
     """Footnote of a flagged speedup/efficiency cell."""
     few = min(num.n, den.n)
     if min(num.level, den.level) < CONFIDENCE - 1e-12:
-        why = f"a time behind it has {few} rep{'s' if few != 1 else ''}, too few for a 95% interval"
+        why = (
+            f"a time behind it has {few} rep{'s' if few != 1 else ''}, too few for a "
+            f"{percent_number(CONFIDENCE)}% interval"
+        )
     else:
         worst = max(num.rel_half_width, den.rel_half_width)
         why = f"a time behind it is ±{100 * worst:.1f}% (target ±{100 * target:g}%)"

@@ -1,14 +1,15 @@
 """Plots that answer the study's questions (PNG for the report, PDF and SVG beside).
 
 * ``time_vs_size``: time vs data size (log-log), one line per backend / P, error bars
-  from the 95% interval of the campaign's statistic.
+  from the interval of the campaign's statistic.
 * ``speedup_vs_p``: speedup vs P, one panel per parallel CPU backend, one line per data
   size (sequential colour map, and a marker and line style of its own), integer ticks,
   the ideal line S = P, oversubscribed points ringed; GPU speedups in a panel of their
   own against the data size (P means nothing there).
 * ``time_vs_variant``: time at the largest size against the build variants.
 * ``throughput``: MB/s vs data size per backend / P on a log axis with 1-2-5 ticks.
-* ``cuda_copy``: where a CUDA run's time goes, a stacked bar per data size.
+* ``cuda_copy``: where a CUDA run's time goes (copies, kernel, and the rest the kernel's
+  timers leave out), a stacked bar per data size.
 * ``energy_per_mb``: J/MB per backend / P and data size, where energy was measured.
 
 Modules: :mod:`.catalog` (which plots a campaign has, their titles and captions; no
@@ -25,10 +26,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names
+from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names, words
 from ciphersweep.plan.sweep import Point
 
-__all__ = ["CAPTIONS", "FORMATS", "plot_names", "write_plots"]
+__all__ = ["CAPTIONS", "FORMATS", "plot_names", "words", "write_plots"]
 
 
 def write_plots(

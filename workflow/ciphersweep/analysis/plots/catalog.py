@@ -9,19 +9,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from ciphersweep.analysis.tables.generic import has_parallel
+from ciphersweep.core.wording import Basis
 from ciphersweep.plan.sweep import Point
 
 FORMATS = ("png", "pdf", "svg")
 
-# name -> (title, caption): the report shows them under each plot
+# name -> (title, caption): the report shows them under each plot, the caption followed
+# by what the values rest on (:func:`words`); neither names a statistic or a level
 CAPTIONS: dict[str, tuple[str, str]] = {
     "time_vs_size": (
         "Execution time vs data size",
         (
-            "Time of the timed region (t_total, the campaign's statistic: median or mean) "
-            "against the data size, both axes logarithmic, one line per backend and "
-            "degree of parallelism. Error bars: the 95 % confidence interval; hollow markers: "
-            "an interval wider than the precision target (or fewer than 6 repetitions)."
+            "Time of the timed region (t_total) against the data size, both axes "
+            "logarithmic, one line per backend and degree of parallelism. Error bars: "
+            "the confidence interval; hollow markers: an interval wider than the "
+            "precision target (or too few repetitions for one)."
         ),
     ),
     "speedup_vs_p": (
@@ -31,7 +33,7 @@ CAPTIONS: dict[str, tuple[str, str]] = {
             "operation and size) for P = MPI ranks x OpenMP threads, one panel per "
             "backend, one line per data size (darker = larger). The dashed line is ideal "
             "scaling S = P; error bars span Ts_low/Tp_high .. Ts_high/Tp_low from the "
-            "95 % confidence intervals of both times; hollow markers: a time behind the "
+            "confidence intervals of both times; hollow markers: a time behind the "
             "point is wider than the precision target; ringed points ran oversubscribed "
             "(more ranks than cores). GPU speedups are shown against the data size in a "
             "panel of their own."
@@ -40,36 +42,53 @@ CAPTIONS: dict[str, tuple[str, str]] = {
     "time_vs_variant": (
         "Time vs compiler flags",
         (
-            "Time (the campaign's statistic) at the largest data size for each build variant (the compiler "
-            "flags of build.variants), one line per kernel and implementation, one panel "
-            "per operation; error bars as in the time plot."
+            "Time at the largest data size for each build variant (the compiler flags "
+            "of build.variants), one line per kernel and implementation, one panel per "
+            "operation; error bars as in the time plot."
         ),
     ),
     "throughput": (
         "Throughput vs data size",
         (
-            "Data size / time (the campaign's statistic) in MB/s (MB = 10^6 bytes), one line per backend and "
+            "Data size / time in MB/s (MB = 10^6 bytes), one line per backend and "
             "degree of parallelism, on a logarithmic axis; hollow markers where the time's "
-            "95 % confidence interval is wider than the precision target."
+            "confidence interval is wider than the precision target."
         ),
     ),
     "cuda_copy": (
         "CUDA time breakdown",
         (
-            "Share of the timed region spent copying host to device, in the kernel and "
-            "copying device to host, per data size (the campaign's statistic over the repetitions); the "
-            "total time is written above each bar."
+            "Share of the timed region spent copying host to device, in the kernel, "
+            "copying device to host, and in the rest the kernel's own timers leave out "
+            "(launches, synchronisation: the total less the three; n/a with the reason "
+            "where a part is missing or the parts exceed the total), per data size; the "
+            "total time is written above each bar, the legend beside the axes."
         ),
     ),
     "energy_per_mb": (
         "Energy per MB",
         (
-            "Energy of the timed region (the campaign's statistic) divided by the data size (J/MB, MB = 10^6 "
+            "Energy of the timed region divided by the data size (J/MB, MB = 10^6 "
             "bytes) per backend and degree of parallelism, where a source measured it "
             "(cells without a source are n/a in the energy table, never 0)."
         ),
     ),
 }
+
+
+# plots whose values carry no interval: their words name no level
+NO_INTERVAL = ("cuda_copy", "energy_per_mb")
+
+
+def words(name: str, basis: Basis) -> tuple[str, str]:
+    """A plot's title and caption for the report: each with what the values rest on
+    (the statistic, the level of the intervals, the repetitions as they ran)."""
+    title, caption = CAPTIONS[name]
+    interval = name not in NO_INTERVAL
+    return (
+        f"{title} ({basis.title(interval)})",
+        f"{caption} {basis.sentence(interval)}",
+    )
 
 
 def plot_names(cfg: dict[str, Any], points: Sequence[Point]) -> list[str]:

@@ -1,6 +1,6 @@
-"""Where the time and the energy go: the CUDA time breakdown (host-device copies and
-kernel, a stacked bar per data size) and the energy per MB, each from the campaign's
-statistic over the repetitions."""
+"""Where the time and the energy go: the CUDA time breakdown (host-device copies,
+kernel and the rest of the timed region, a stacked bar per data size) and the energy
+per MB, each from the campaign's statistic over the repetitions."""
 
 from __future__ import annotations
 
@@ -9,14 +9,32 @@ from typing import Any
 from ciphersweep.analysis.plots import style
 from ciphersweep.analysis.plots.catalog import CAPTIONS
 from ciphersweep.analysis.plots.titles import title
+from ciphersweep.analysis.tables.formulas import NOT_RECORDED, UNTIMED, untimed_part
 from ciphersweep.analysis.tables.model import Context, row_labels
 from ciphersweep.core.stats import number
 
+# label, summary column (None: the total less the parts above), colour
 CUDA_PARTS = (
     ("copy host-device", "t_h2d", "#4c72b0"),
     ("kernel", "t_compute", "#55a868"),
     ("copy device-host", "t_d2h", "#c44e52"),
+    (UNTIMED, None, "#8c8c8c"),
 )
+
+
+def _part(
+    r: dict[str, Any], label: str, col: str | None, stat: str
+) -> tuple[float | None, str]:
+    """A part of the timed region in seconds, or None and what the n/a note above its
+    bar says of it."""
+    if col is not None:
+        return number(r.get(f"{col}_{stat}")), label
+    rest = untimed_part(r, stat)
+    if not isinstance(rest, tuple):
+        return rest, label
+    if rest[1].startswith(NOT_RECORDED):
+        return None, "other (a part missing)"
+    return None, "other (parts > total)"
 
 
 def plot_cuda_copy(ctx: Context) -> Any:
@@ -35,12 +53,12 @@ def plot_cuda_copy(ctx: Context) -> Any:
         shares = []
         for k, (p, r) in enumerate(cuda):
             total = number(r.get(f"t_total_{stat}"))
-            part = number(r.get(f"{col}_{stat}"))
+            part, why = _part(r, label, col, stat)
             if total and part is not None:
                 shares.append(100 * part / total)
             else:  # no bar segment, and said so above the bar: never a 0 %
                 shares.append(0.0)
-                missing[k].append(label)
+                missing[k].append(why)
         ax.bar(xs, shares, bottom=bottoms, label=label, color=color)
         bottoms = [b + s for b, s in zip(bottoms, shares)]
     for x, (b, gone) in enumerate(zip(bottoms, missing)):
@@ -68,10 +86,11 @@ def plot_cuda_copy(ctx: Context) -> Any:
     ax.set_ylim(0, 112)
     ax.set_ylabel("share of the timed region (%)")
     title(ax, CAPTIONS["cuda_copy"][0])
-    if cuda:
-        style.legend(ax, loc="lower right")
+    if cuda:  # beside the axes: inside, every place covers a bar that reaches 100 %
+        style.legend(ax, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     else:
         style.nothing_drawn(ax, "no CUDA point measured (reasons in failures.csv)")
+    style.flag_note(fig, False, ctx, interval=False)
     return fig
 
 
@@ -105,4 +124,5 @@ def plot_energy(ctx: Context) -> Any:
         style.nothing_drawn(
             ax, "no energy measured (reasons in the energy table's notes)"
         )
+    style.flag_note(fig, False, ctx, interval=False)
     return fig

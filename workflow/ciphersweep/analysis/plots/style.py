@@ -13,6 +13,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ciphersweep.analysis.plots.legend import place
 from ciphersweep.analysis.tables.model import Context, Measured, row_labels
+from ciphersweep.core import stats
 from ciphersweep.plan.sweep import Point
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
@@ -50,19 +51,24 @@ def hollow(ax: Any, xs: Sequence[float], cells: Sequence[Measured], style: Any) 
     return bool(wide)
 
 
-def flag_note(fig: Any, any_wide: bool, ctx: Context) -> None:
-    """The note under the axes that says what a hollow marker means; the constrained
-    layout keeps a strip at the bottom for it (it lays out axes and their labels, not
-    free text)."""
+NOTE_LINE_IN = 0.21  # height of one line of the note under the axes (inches)
+
+
+def flag_note(fig: Any, any_wide: bool, ctx: Context, interval: bool = True) -> None:
+    """The note under the axes: what the values rest on (the statistic, the level of
+    their intervals unless ``interval`` is False, the repetitions as they ran:
+    :meth:`ciphersweep.analysis.tables.model.Context.basis`) and, where a marker is
+    hollow, what that means. The constrained layout keeps a strip at the bottom for it
+    (it lays out axes and their labels, not free text)."""
+    lines = [f"values: {ctx.basis().title(interval)}"]
     if any_wide:
-        fig.get_layout_engine().set(rect=(0, 0.045, 1, 0.955))
-        fig.text(
-            0.01,
-            0.005,
-            f"hollow: 95% interval wider than ±{100 * ctx.target:g}% "
-            "(or too few repetitions)",
-            fontsize="small",
+        lines.append(
+            f"hollow: interval wider than ±{100 * ctx.target:g}% (or too few "
+            f"repetitions for a {stats.percent_number(stats.CONFIDENCE)}% interval)"
         )
+    strip = NOTE_LINE_IN * len(lines) / fig.get_size_inches()[1]
+    fig.get_layout_engine().set(rect=(0, strip, 1, 1 - strip))
+    fig.text(0.01, 0.005, "\n".join(lines), fontsize="small", va="bottom")
 
 
 def measured_bounds(cells: Sequence[Measured]) -> list[tuple[float, float]]:

@@ -123,10 +123,11 @@ def build_energy_table(ctx: Context) -> Table:
     """Energy table: rows backend / P x quantity (J per run, J/MB, mean W), columns sizes."""
     reps = _reps_by_point(ctx)
     rows: list[str] = []
+    b = ctx.basis()
     t = Table(
         "energy",
         f"Energy of the timed region: J per run ({ctx.statistic}), J/MB, mean power W "
-        f"({ctx.statistic} of J / t_total)",
+        f"({ctx.statistic} of J / t_total); {b.title(interval=False)}",
         rows,
         list(ctx.columns),
         {},
@@ -137,7 +138,7 @@ def build_energy_table(ctx: Context) -> Table:
         "energy / wall time. The "
         "counters are socket-wide (GPU: the whole board), so a value means something "
         "only on an exclusive node; n/a means no source could measure the cell (reason "
-        "in the footnote), never 0.",
+        "in the footnote), never 0. " + b.sentence(interval=False),
     )
     for p in ctx.points:
         label = ctx.row_of[p.id]
@@ -175,14 +176,16 @@ def build_cpu_util_table(ctx: Context) -> Table:
         v = cpu_util_cell(reps.get(p.id, []), ctx.statistic)
         return (NA, v) if isinstance(v, str) else v
 
+    b = ctx.basis()
     t = ctx.grid(
         "cpu_util",
         "CPU utilisation (%) = (user + sys CPU time) / (wall time x cores used), "
-        f"{ctx.statistic} over repetitions",
+        f"{b.title(interval=False)}",
         cell,
         caption="CPU utilisation = (user + system CPU time) / (wall time x cores used), "
         f"from getrusage, {ctx.statistic} over repetitions, in percent. Values above 100 % come "
-        "from timed regions too short for getrusage's resolution (footnoted).",
+        "from timed regions too short for getrusage's resolution (footnoted). "
+        + b.sentence(interval=False),
     )
     for p in ctx.points:
         key = (ctx.row_of[p.id], p.input_name)

@@ -1,7 +1,8 @@
 """The cell formulas, one place each: speedup S = Ts / Tp, efficiency E = S / P,
-throughput = bytes / time, and the cells built from them with their 95% intervals
-(:mod:`ciphersweep.core.stats`) in the campaign's statistic. Every table that shows one
-of these quantities (the generic tables, the layouts, the comparisons) computes it here.
+throughput = bytes / time, the part of a CUDA run's timed region its own timers leave
+out, and the cells built from them with their intervals (:mod:`ciphersweep.core.stats`)
+in the campaign's statistic. Every table that shows one of these quantities (the generic
+tables, the layouts, the comparisons) computes it here.
 """
 
 from __future__ import annotations
@@ -34,6 +35,36 @@ def throughput_mbps(nbytes: int, t: float | None) -> float | None:
     if t is None or is_na(t) or t <= 0:
         return None
     return nbytes / 1e6 / t
+
+
+# the parts of a CUDA run's timed region its own timers measure
+CUDA_TIMED = ("t_h2d", "t_compute", "t_d2h")
+UNTIMED = "other (launch, synchronisation, untimed)"
+NOT_RECORDED = "not recorded"  # how untimed_part's note starts where a part is missing
+ROUNDING = 1e-9  # relative: a sum of parts this far above the total is the total
+
+
+def untimed_part(r: dict[str, Any], statistic: str) -> float | tuple[str, str]:
+    """What the timed region holds beyond the parts the kernel times itself:
+    ``t_total - (t_h2d + t_compute + t_d2h)`` in ``statistic`` (kernel launches,
+    synchronisation, allocation, whatever the kernel's timers leave out), in seconds;
+    (n/a, why) where a part was not recorded or the parts add up to more than the total
+    (a median of a sum need not be the sum of the medians)."""
+    total = stats.number(r.get(f"t_total_{statistic}"))
+    parts = [stats.number(r.get(f"{c}_{statistic}")) for c in CUDA_TIMED]
+    gone = [c for c, v in zip(CUDA_TIMED, parts) if v is None]
+    if total is None or gone:
+        return (NA, f"{NOT_RECORDED}: {', '.join(gone or ['t_total'])}")
+    rest = total - math.fsum(v for v in parts if v is not None)
+    if rest < 0 and -rest <= ROUNDING * total:  # the parts are the whole: nothing left
+        return 0.0
+    if rest < 0:
+        why = (
+            f"the parts' {statistic}s add up to {total - rest:.3g} s, more than the "
+            f"total's {total:.3g} s"
+        )
+        return (NA, why)
+    return rest
 
 
 def time_cell(ctx: Context, r: dict[str, Any]) -> Measured | None:

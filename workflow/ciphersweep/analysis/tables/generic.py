@@ -20,35 +20,40 @@ from ciphersweep.analysis.tables.model import (
     row_labels,
     status_cell,
 )
+from ciphersweep.core import wording
 from ciphersweep.plan.sweep import Point
 
 
 def build_time(ctx: Context) -> Table:
+    b = ctx.basis()
     return ctx.grid(
         "time",
-        f"Execution time (s), {ctx.statistic} over repetitions",
+        f"Execution time (s), {b.title()}",
         lambda p, r: formulas.time_cell(ctx, r),
         caption="Wall time of the timed region (t_total, seconds) of each backend and "
         f"degree of parallelism (rows) for each data size (columns): the {ctx.statistic} "
-        "over the verified timed repetitions, warm-ups excluded. A cell whose 95% "
+        "over the verified timed repetitions, warm-ups excluded. A cell whose "
         f"confidence interval is wider than ±{100 * ctx.target:g}% has a footnote; the "
-        "interval and the spread (min, max, quartiles) of every cell are in summary.csv.",
+        "interval and the spread (min, max, quartiles) of every cell are in summary.csv. "
+        + b.sentence(),
     )
 
 
 def build_speedup(ctx: Context) -> Table:
+    b = ctx.basis()
     t = ctx.grid(
         "speedup",
-        "Speedup Ts/Tp vs the sequential kernel (same impl, mode, op, size)",
+        f"Speedup Ts/Tp vs the sequential kernel (same impl, mode, op, size), "
+        f"{b.title()}",
         lambda p, r: formulas.speedup_cell(ctx, p, r),
         keep=compared_with_baseline(ctx.cfg),
         caption=f"Speedup S = Ts / Tp: the {ctx.statistic} time of the baseline kernel "
         f"({ctx.cfg.get('baseline', {}).get('backend', 'seq')}, same implementation, "
         f"mode, operation and data size) divided by the {ctx.statistic} time of the "
         "row's kernel. Above 1 the row is faster than the baseline. [low..high] is "
-        "the interval Ts_low / Tp_high .. Ts_high / Tp_low from the two 95% intervals "
-        "(coverage at least 90%); a footnote flags a cell whose times are wider than "
-        f"the ±{100 * ctx.target:g}% target.",
+        "the interval Ts_low / Tp_high .. Ts_high / Tp_low from the two times' "
+        f"intervals (coverage at least {ratio_level(b)}); a footnote flags a cell whose "
+        f"times are wider than the ±{100 * ctx.target:g}% target. " + b.sentence(),
     )
     t.show_intervals = True
     return t
@@ -61,55 +66,70 @@ def build_efficiency(ctx: Context) -> Table:
         return formulas.speedup_cell(ctx, p, r, scale=float(p.p))
 
     keep = compared_with_baseline(ctx.cfg)
+    b = ctx.basis()
     t = ctx.grid(
         "efficiency",
-        "Efficiency = speedup / P",
+        f"Efficiency = speedup / P, {b.title()}",
         cell,
         keep=lambda p: keep(p) and p.backend != "cuda",
         caption="Efficiency E = S / P: the speedup divided by the number of processing "
         "elements P = MPI ranks x OpenMP threads; 1 is ideal scaling, [low..high] its "
-        "interval as for the speedup. GPU rows are left out (P is not meaningful there).",
+        "interval as for the speedup (coverage at least "
+        f"{ratio_level(b)}). GPU rows are left out (P is not meaningful there). "
+        + b.sentence(),
     )
     t.show_intervals = True
     return t
 
 
 def build_throughput(ctx: Context) -> Table:
+    b = ctx.basis()
     return ctx.grid(
         "throughput",
-        f"Throughput (MB/s, MB = 10^6 bytes), from the {ctx.statistic} time",
+        f"Throughput (MB/s, MB = 10^6 bytes), from the time's {b.title()}",
         lambda p, r: formulas.throughput_cell(ctx, p, r),
         caption=f"Throughput = data size / {ctx.statistic} time, in MB/s with "
-        "MB = 10^6 bytes, for each backend and data size.",
+        "MB = 10^6 bytes, for each backend and data size. " + b.sentence(),
     )
+
+
+def ratio_level(b: wording.Basis) -> str:
+    """The least coverage of a ratio's interval: the product of its two times' levels
+    (:func:`ciphersweep.core.stats.ratio`)."""
+    if b.levels is None:
+        return "unknown (no interval)"
+    return wording.level_range((b.levels[0] ** 2, b.levels[1] ** 2))
 
 
 CUDA_PARTS = (
     ("copy host-device", "t_h2d"),
     ("copy device-host", "t_d2h"),
     ("kernel", "t_compute"),
+    (formulas.UNTIMED, None),  # t_total less the three above
     ("total", "t_total"),
 )
 
 
 def build_cuda_copy(ctx: Context) -> Table:
-    """Host-device copy table like the reference study: H2D, kernel, D2H, total, each
-    the campaign's statistic."""
+    """Host-device copy table like the reference study: H2D, kernel, D2H, what the
+    kernel's timers leave out, total, each the campaign's statistic."""
     cuda = [p for p in ctx.points if p.backend == "cuda"]
     labels = row_labels(ctx.points)
     several = len({labels[p.id] for p in cuda}) > 1
     rows: list[str] = []
+    b = ctx.basis(points=cuda)
     t = Table(
         "cuda_copy",
-        f"CUDA host-device copies and kernel time (s), {ctx.statistic}s",
+        f"CUDA host-device copies and kernel time (s), {b.title(interval=False)}",
         rows,
         ctx.columns,
         {},
         row_header="part",
         caption="Where the time of a CUDA run goes: host-to-device copy, kernel, "
-        "device-to-host copy and the total timed region, each the "
-        f"{ctx.statistic} over the repetitions in seconds (the reference study's "
-        "copy-overhead table).",
+        "device-to-host copy, the rest of the timed region the kernel's own timers "
+        "leave out (launches, synchronisation: the total less the three) and the "
+        f"total timed region, each the {ctx.statistic} over the repetitions in seconds "
+        "(the reference study's copy-overhead table). " + b.sentence(interval=False),
     )
     for p in cuda:
         r = ctx.by_point.get(p.id)
@@ -123,7 +143,12 @@ def build_cuda_copy(ctx: Context) -> Table:
                 t.cells[key], t.notes[key] = missing
             else:
                 assert r is not None
-                t.put(key, r.get(f"{col}_{ctx.statistic}"))
+                t.put(
+                    key,
+                    r.get(f"{col}_{ctx.statistic}")
+                    if col
+                    else formulas.untimed_part(r, ctx.statistic),
+                )
     return t
 
 

@@ -51,21 +51,34 @@ def _title(spec: dict[str, Any], value: str) -> str:
     return title
 
 
+def _statistics(spec: dict[str, Any]) -> list[str]:
+    """The statistics a layout's cells are in (its own, or each measure's)."""
+    own = [
+        m.get("statistic", spec["statistic"])
+        for m in spec.get("measures", [])
+        if "ratio" not in m
+    ]
+    return list(dict.fromkeys(own or [spec["statistic"]]))
+
+
 def _table(
     ctx: Context, spec: dict[str, Any], name: str, per: str, keep: list[Point]
 ) -> Table:
     labels = row_labels(keep)
     ren = spec["rename"]
     rows = [ren.get(r, r) for r in _combos(keep, spec["rows"], labels)]
+    # the layout's own words never name a statistic: what the cells rest on is added
+    bases = [ctx.basis(s, keep) for s in _statistics(spec)]
+    typed = str(spec.get("caption") or "").strip()
     t = Table(
         name,
-        _title(spec, per),
+        f"{_title(spec, per)} ({'; '.join(b.title() for b in bases)})",
         rows,
         [],
         {},
         digits=int(spec["digits"]),
         row_header=", ".join(spec["rows"]),
-        caption=spec.get("caption", ""),
+        caption=" ".join(([typed] if typed else []) + [b.sentence() for b in bases]),
     )
     if "measures" in spec:
         _fill_measures(ctx, spec, t, keep, labels)

@@ -207,7 +207,7 @@ def _ratio_quantity(
 def _flag_time(
     ctx: Context, row: dict[str, Any], time: str, statistic: str, v: float
 ) -> Any:
-    """A cell from a point's t_total, footnoted when its 95% interval is wider than the
+    """A cell from a point's t_total, footnoted when its interval is wider than the
     precision target (ciphersweep.core.stats); other times have no interval."""
     e = stats.row_estimate(row, statistic, time) if time == "t_total" else None
     if e is None or e.value <= 0 or not e.wide(ctx.target):

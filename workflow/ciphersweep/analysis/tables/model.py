@@ -6,8 +6,9 @@ table and when a campaign has it).
 
 A cell is a float, or a string with a footnote: ``failed`` (the point failed; the
 footnote gives the reason) or ``n/a`` (nothing could measure it; the footnote says
-why), never 0. Timing cells are the campaign's statistic (median or mean) with its 95%
-interval (:mod:`ciphersweep.core.stats`). The cell formulas are in
+why), never 0. Timing cells are the campaign's statistic (median or mean) with its
+interval (:mod:`ciphersweep.core.stats`); every title and caption says which statistic,
+at which level and over how many repetitions (:meth:`Context.basis`). The cell formulas are in
 :mod:`ciphersweep.analysis.tables.formulas`, the generic tables in
 :mod:`ciphersweep.analysis.tables.generic`, and every table of a campaign is listed in
 one plain list, :data:`ciphersweep.analysis.tables.registry.BUILDERS`.
@@ -23,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from ciphersweep.core import stats
+from ciphersweep.core import stats, wording
 from ciphersweep.plan.sweep import Point
 
 # backends whose rows are named by their cipher; they have no sequential baseline
@@ -157,6 +158,19 @@ class Context:
     def baseline(self) -> dict[str, str]:
         """Point id -> id of its baseline point (:func:`baseline_of`)."""
         return baseline_of(self.cfg, self.points)
+
+    def basis(
+        self, statistic: str | None = None, points: Sequence[Point] | None = None
+    ) -> wording.Basis:
+        """What the cells of ``points`` (default: all) in ``statistic`` (default: the
+        campaign's) rest on: the statistic, the interval levels and the repetitions as
+        they ran (:func:`ciphersweep.core.wording.basis_of`)."""
+        rows = (
+            self.by_point.values()
+            if points is None
+            else [self.by_point[p.id] for p in points if p.id in self.by_point]
+        )
+        return wording.basis_of(self.cfg, rows, statistic or self.statistic)
 
     def estimate(self, row: dict[str, Any] | None) -> stats.Estimate | None:
         """The campaign's statistic of a point's time, with its interval."""
