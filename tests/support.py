@@ -23,6 +23,8 @@ sys.path.insert(0, str(ROOT / "workflow"))
 PLUGIN_DIR = ROOT / "plugins" / "snakemake-logger-plugin-ciphersweep"
 sys.path.insert(0, str(PLUGIN_DIR))
 
+import pandas as pd
+from ciphersweep.analysis.tables.model import Context
 from ciphersweep.core.units import parse_size
 from ciphersweep.job.spec import RunSpec  # after the path above
 from ciphersweep.plan.sweep import Point, point_id
@@ -90,6 +92,24 @@ def make_point(size: str = "1KiB", **over: Any) -> Point:
         point.input_name, point.ranks, point.threads, point.gpus, point.block_threads,
         point.key_bits, point.variant, point.streams,
     ))  # fmt: skip
+
+
+def summary_context(rows: list[tuple[Point, dict[str, Any]]], **cfg: Any) -> Context:
+    """The tables' and comparisons' context of measured points: each point with its
+    summary row as gather writes it, every interval with the level it was computed
+    at (95% unless the row gives one); ``cfg`` over a baseline of seq ref."""
+    summary = []
+    for p, v in rows:
+        row = {"point": p.id, "status": "ok", **v}
+        for k in v:
+            if k.endswith("_ci_low"):
+                row.setdefault(k[: -len("_low")] + "_level", 0.95)
+        summary.append(row)
+    return Context(
+        {"baseline": {"backend": "seq", "impl": "ref"}, **cfg},
+        [p for p, _ in rows],
+        pd.DataFrame(summary),
+    )
 
 
 def run_spec(tmp_path: Path, point: Point, input_path: Path, **over: Any) -> RunSpec:

@@ -34,28 +34,7 @@ from ciphersweep.analysis.tables import model as tables
 from ciphersweep.analysis.tables import registry
 from ciphersweep.plan import config, config_checks
 from support import ROOT, base_config, make_point
-
-
-def _levels(v: dict) -> dict:
-    """A summary row as gather writes it: each interval with the level it was
-    computed at (95% unless the row gives one)."""
-    out = dict(v)
-    for k in v:
-        if k.endswith("_ci_low"):
-            out.setdefault(k[: -len("_low")] + "_level", 0.95)
-    return out
-
-
-def _ctx(rows, **cfg) -> tables.Context:
-    summary = pd.DataFrame(
-        [{"point": p.id, "status": "ok", **_levels(v)} for p, v in rows]
-    )
-    return tables.Context(
-        {"baseline": {"backend": "seq", "impl": "ref"}, **cfg},
-        [p for p, _ in rows],
-        summary,
-    )
-
+from support import summary_context as _ctx
 
 SEQ = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
 MPI = make_point(size="1KiB", backend="mpi", impl="ref", cipher="aes-128-ecb", ranks=32)

@@ -247,6 +247,13 @@ CLAIM_SCHEMA: dict[str, Any] = {
         "at_least": {"type": "boolean"},
         "tolerance": _NUM,
         "ratio": {"type": "array", "minItems": 2, "maxItems": 2},
+        # kind paper: the ids of two order claims that state a pair both ways round
+        "contradicts": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "items": {"type": "string"},
+        },
     },
     "allOf": [
         {

@@ -23,6 +23,7 @@ from ciphersweep.plan.catalogue import (
     PUBLISHED_UNITS,
     SPECIAL,
 )
+from ciphersweep.plan.impl_kinds import KINDS, claim_sides, stated_kinds
 
 # the keys each kind of claim needs
 _NEEDS = {
@@ -31,6 +32,8 @@ _NEEDS = {
     "order": ("quantity", "order"),
     "paper": ("value", "ratio"),
 }
+# a paper claim that two of its order claims state a pair of cells both ways round
+_CONTRADICTION_NEEDS = ("contradicts",)
 
 
 def _resolve(path: str, root: str | Path, workdir: str | Path) -> Path:
@@ -119,10 +122,50 @@ def load_claims(path: str | Path) -> list[dict[str, Any]]:
             raise ValueError(
                 f"{where}.kind: {c['kind']!r} (allowed: {', '.join(CLAIM_KINDS)})"
             )
-        for key in _NEEDS[c["kind"]]:
+        needs = _CONTRADICTION_NEEDS if "contradicts" in c else _NEEDS[c["kind"]]
+        for key in needs:
             if key not in c:
                 raise ValueError(f"{where}: kind {c['kind']} needs {key!r}")
         q = c.get("quantity")
         if q is not None and q not in MEASURES and q not in SPECIAL:
             raise ValueError(f"{where}.quantity: {q!r} is not a measure")
+        _check_kinds(c, where)
+    for i, c in enumerate(claims):
+        if "contradicts" in c:
+            _check_contradiction(claims, c, f"{name}: claims[{i}].contradicts")
     return claims
+
+
+def _check_kinds(c: dict[str, Any], where: str) -> None:
+    """Every kind of implementation a side or the claim's ``where`` names is one
+    :mod:`ciphersweep.plan.impl_kinds` declares."""
+    sel = c.get("where") if isinstance(c.get("where"), dict) else {}
+    for side in [sel, *claim_sides(c)]:
+        for k in stated_kinds(side, {}):
+            if k not in KINDS:
+                raise ValueError(
+                    f"{where}: kind of implementation {k!r} "
+                    f"(allowed: {', '.join(KINDS)}, or a list of them)"
+                )
+
+
+def _check_contradiction(
+    claims: list[dict[str, Any]], c: dict[str, Any], where: str
+) -> None:
+    """``contradicts``: a paper claim naming two order claims of this file about the
+    same quantity."""
+    ids = c["contradicts"]
+    orders = {x.get("id"): x for x in claims if x.get("kind") == "order"}
+    if c["kind"] != "paper" or not isinstance(ids, list) or len(ids) != 2:
+        raise ValueError(
+            f"{where}: {ids!r} (allowed: on a claim of kind paper, the ids of two "
+            "order claims of this file)"
+        )
+    for i in ids:
+        if i not in orders:
+            raise ValueError(
+                f"{where}: {i!r} is not an order claim of this file "
+                f"(allowed: {', '.join(map(str, orders))})"
+            )
+    if orders[ids[0]].get("quantity") != orders[ids[1]].get("quantity"):
+        raise ValueError(f"{where}: {ids[0]} and {ids[1]} order different quantities")

@@ -24,6 +24,7 @@ from ciphersweep.analysis.compare.intervals import (
     ordered,
     show,
 )
+from ciphersweep.analysis.compare.kinds import mismatch
 from ciphersweep.analysis.compare.sources import (
     LOWER_FIRST,
     cell,
@@ -303,14 +304,57 @@ def _claim_paper(pub: pd.DataFrame | None, c: dict[str, Any]) -> tuple[str, str]
     return verdict, f"printed {v:.6g}; {num:.6g} / {den:.6g} = {ratio:.6g}"
 
 
+def _stated_pairs(c: dict[str, Any]) -> dict[tuple[str, ...], tuple[str, str]]:
+    """The pairs of cells (a ahead of b) an order claim states: each pair's cells
+    within the claim's ``where`` (to find it in another claim), and its two sides."""
+    where = selector(c.get("where", {}))
+
+    def cell(side: dict[str, Any]) -> str:
+        return repr(sorted({**where, **selector(side)}.items()))
+
+    def shown(side: dict[str, Any]) -> str:
+        return " ".join(f"{k}={v}" for k, v in selector(side).items())
+
+    return {(cell(a), cell(b)): (shown(a), shown(b)) for a, b in _tier_pairs(_tiers(c))}
+
+
+def _claim_contradiction(
+    c: dict[str, Any], claims: Sequence[dict[str, Any]]
+) -> tuple[str, str]:
+    """Two order claims of one paper (``contradicts``) that state a pair of cells
+    both ways round: the paper contradicts itself."""
+    by_id = {x["id"]: x for x in claims}
+    a, b = (by_id[i] for i in c["contradicts"])
+    first, later = _stated_pairs(a), _stated_pairs(b)
+    both = sorted(first[p] for p in first if p[::-1] in later)
+    if not both:
+        return "consistent", f"{a['id']} and {b['id']} state no pair both ways round"
+    (x, y), more = both[0], len(both) - 1
+    na, nb = (
+        f"{o['id']} ({o['source']})" if o.get("source") else o["id"] for o in (a, b)
+    )
+    return "the paper contradicts itself", (
+        f"{na} puts {x} ahead of {y}; {nb} puts {y} ahead of {x}"
+        + (f" (and {more} more {'pair' if more == 1 else 'pairs'})" if more else "")
+    )
+
+
 def _judge(
-    ctx: Context, c: dict[str, Any], pub: pd.DataFrame | None
+    ctx: Context,
+    c: dict[str, Any],
+    pub: pd.DataFrame | None,
+    claims: Sequence[dict[str, Any]] = (),
 ) -> tuple[str, str]:
     """A claim's verdict and the numbers that decide it."""
     if c.get("not_comparable"):
         return f"not comparable: {c['not_comparable']}", ""
+    if "contradicts" in c:
+        return _claim_contradiction(c, claims)
     if c["kind"] == "paper":
         return _claim_paper(pub, c)
+    differs = mismatch(ctx, c)  # a side measured on another kind of implementation
+    if differs:
+        return differs, ""
     if c["kind"] == "values":
         return _claim_values(ctx, c)
     if c["kind"] == "factor":
@@ -325,7 +369,7 @@ def claim_rows(
     own numbers agree), with the numbers that decide it."""
     out = []
     for c in claims:
-        verdict, numbers = _judge(ctx, c, pub)
+        verdict, numbers = _judge(ctx, c, pub, claims)
         if c.get("note"):
             numbers += f" ({c['note']})"
         out.append(
