@@ -170,6 +170,10 @@ def test_end_to_end_tables_come_from_measurements(tmp_path: Path) -> None:
     smk_html = smk_report.read_text(errors="replace")
     for needle in ("speedup.csv", "time_vs_size.png", "report.html"):
         assert needle in smk_html, needle
+    # its captions say what ran, read from summary.csv when the report was made (3
+    # repetitions each: the median's min..max interval covers 1 - 2^(1-3) = 75 %)
+    said = "Statistic: the median of 3 timed repetitions per point, with its 75 % "
+    assert said + "confidence interval." in smk_html
     # nothing left to do
     again = run_snakemake(tmp_path, _tiny(), "-n", timeout=120)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
