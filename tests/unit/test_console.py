@@ -154,6 +154,8 @@ def test_summary_lines(tmp_path: Path) -> None:
     )
     assert any(line.startswith("  noisy cells: 1 of 2 times") for line in lines)
     assert "wider than ±5%" in "\n".join(lines)
+    # the level and the repetitions those cells have, not a level typed in
+    assert "(median of 20 repetitions (adaptive), 96 % CI;" in "\n".join(lines)
 
 
 def test_without_a_plan_the_progress_counts_bench_jobs() -> None:

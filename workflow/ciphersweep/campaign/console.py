@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ciphersweep.core import stats
+from ciphersweep.core import stats, wording
 from ciphersweep.core.atomic import is_temp
 
 MAX_REASONS = 3
@@ -35,7 +35,7 @@ def _truthy(v: Any) -> bool:
 
 
 def noisy_cells(summary: pd.DataFrame, cfg: Mapping[str, Any]) -> tuple[int, int]:
-    """(noisy, measured): time cells whose 95 % interval is wider than the campaign's
+    """(noisy, measured): time cells whose interval is wider than the campaign's
     precision target (or has too few repetitions), by ciphersweep.core.stats' rule."""
     target, statistic = stats.target_of(cfg), stats.statistic_of(cfg)
     ok = [r for r in summary.to_dict("records") if r.get("status") == "ok"]
@@ -121,9 +121,12 @@ def summary_lines(
             )
         noisy, measured = noisy_cells(summary, cfg or {})
         target = stats.target_of(cfg or {})
+        basis = wording.basis_of(cfg or {}, summary.to_dict("records"))
         lines.append(
-            f"  noisy cells: {noisy} of {measured} times have a 95 % interval wider "
-            f"than ±{100 * target:g}% (footnoted in the tables, hollow in the plots)"
+            f"  noisy cells: {noisy} of {measured} times have an interval wider than "
+            f"±{100 * target:g}% or too few repetitions for a "
+            f"{stats.percent_number(stats.CONFIDENCE)}% one ({basis.title()}; "
+            "footnoted in the tables, hollow in the plots)"
         )
     tables = _names(res / "tables", ".csv")
     if tables:
