@@ -170,3 +170,69 @@ def test_without_a_plan_the_progress_counts_bench_jobs() -> None:
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("ciphersweep: 2 benchmark jobs to run (3 jobs)")
     assert any(line.startswith("[####################] 3/3 jobs") for line in lines)
+
+
+def test_a_dry_run_is_a_summary_and_verbose_lists_every_point() -> None:
+    """A dry run without --verbose shows the plan summary and Snakemake's counts, not a
+    block per job nor a line per point; with --verbose (or -p) it shows both."""
+    records = [
+        _rec(None, msg="ciphersweep: why: 3 no records", ciphersweep="plan_summary"),
+        _rec(
+            None,
+            msg="ciphersweep: to measure: seq-a (no records)",
+            ciphersweep="pending",
+        ),
+        _rec(LogEvent.JOB_INFO, msg="rule bench:", input=["a"]),
+        _rec(LogEvent.SHELLCMD, msg="Shell command: x", shellcmd="x"),
+        _rec(LogEvent.RUN_INFO, msg="Job stats: bench 1", stats={"bench": 1}),
+    ]
+    texts = {}
+    for flags in ({"dryrun": True}, {"dryrun": True, "verbose": True}):
+        h, out = _handler(progress=False, **flags)
+        h.setFormatter(logging.Formatter("%(message)s"))
+        for r in records:
+            h.emit(r)
+        texts[len(flags)] = out.getvalue().splitlines()
+    assert texts[1] == ["ciphersweep: why: 3 no records", "Job stats: bench 1"]
+    assert texts[2] == [r.getMessage() for r in records]
+
+
+def test_the_plan_summary_is_a_screenful_at_any_size() -> None:
+    """100,000 points planned: a handful of lines counting backends, shapes and
+    reasons, with the first and last point and why."""
+    from ciphersweep.campaign import plan_summary
+    from ciphersweep.verdict.admission import FAILED_PREFIX, NO_RECORDS
+    from support import make_point
+
+    points, todo = {}, {}
+    for i in range(100_000):
+        backend, ranks, threads = [("seq", 1, 1), ("mpi", 4, 1), ("omp", 1, 8)][i % 3]
+        p = make_point(
+            size=f"{i + 1}B", backend=backend, impl="ref", ranks=ranks, threads=threads
+        )
+        points[p.id] = p
+        todo[p.id] = (
+            NO_RECORDS
+            if i % 10
+            else (
+                f"{FAILED_PREFIX}exit 1"
+                if i % 20
+                else "x.jsonl: planned with other parameters"
+            )
+        )
+    lines = plan_summary.lines(todo, points)
+    assert len(lines) == 4
+    assert lines[0] == "why: 90000 no records, 5000 failed, 5000 changed"
+    assert lines[1] == (
+        "by backend and shape: seq 33334, mpi 4 ranks 33333, omp 8 threads 33333"
+    )
+    first, last = next(iter(todo)), list(todo)[-1]
+    assert lines[2] == f"first: {first} (x.jsonl: planned with other parameters)"
+    assert lines[3] == f"last: {last} ({NO_RECORDS})"
+    shapes = {
+        f"p{i}": make_point(size="1KiB", backend="mpi", impl="ref", ranks=i + 2)
+        for i in range(12)
+    }
+    many = plan_summary.lines({k: NO_RECORDS for k in shapes}, shapes)
+    assert many[1].endswith(", 4 more shapes")
+    assert plan_summary.lines({}, points) == []

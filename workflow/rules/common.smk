@@ -21,6 +21,7 @@ gc.freeze()
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
+from ciphersweep.campaign import plan_summary as cs_plan_summary  # noqa: E402
 from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402
 from ciphersweep.core import wording as cs_wording  # noqa: E402
@@ -359,16 +360,21 @@ def judge_code():
 
 
 def plan_report():
-    """What this run measures, said once before any job: one warning naming the failed,
-    damaged or changed points that run again, a line per point to measure (shown by
-    --verbose, dry runs and the Slurm profile), and how many (the console's count)."""
+    """What this run measures, said once before any job: one warning counting the
+    failed, damaged or changed points that run again, a screenful summing up what runs
+    and why (cs_plan_summary), a line per point to measure (the console shows them with
+    --verbose), and how many (the console's count)."""
     todo = {p: pending(p) for p in POINTS if pending(p)}
     again = [p for p, why in todo.items() if why != cs_admission.NO_RECORDS]
     if again:
+        more = f" ... ({len(again) - 5} more)" if len(again) > 5 else ""
         logger.warning(
             f"ciphersweep: {len(again)} failed, damaged or changed point(s) run again: "
-            + " ".join(again)
+            + " ".join(again[:5])
+            + more
         )
+    for line in cs_plan_summary.lines(todo, POINTS):
+        logger.info(f"ciphersweep: {line}", extra={"ciphersweep": "plan_summary"})
     for pid, why in todo.items():
         logger.info(
             f"ciphersweep: to measure: {pid} ({why})", extra={"ciphersweep": "pending"}

@@ -19,7 +19,10 @@ profiles set it). Without it, and with ``--verbose``, ``--printshellcmds`` (``-p
 ``--debug-dag`` or a dry run, the console is Snakemake's usual output (long input lists
 shortened, no ``Shell command: None`` lines), except that an error carrying the
 workflow's own one-line message is that line alone: a mistake in the campaign config
-reads the same with or without a profile.
+reads the same with or without a profile. A dry run without ``--verbose`` (``-p``,
+``--debug-dag``) is a screenful at any size: the workflow's plan summary (what runs,
+counted per backend, shape and reason, the first and last point) and Snakemake's job
+counts, without a block per job or a line per point.
 """
 
 # (no `from __future__ import annotations`: Snakemake reads the settings field types)
@@ -176,6 +179,15 @@ class LogHandler(LogHandlerBase):
             or getattr(cs, "printshellcmds", False)
             or getattr(cs, "debug_dag", False)
             or getattr(cs, "dryrun", False)
+        )
+        # a dry run is a screenful at any size: the workflow's plan summary and
+        # Snakemake's job counts, without a block per job or a line per point (those
+        # with --verbose, -p or --debug-dag)
+        self.dry_summary = bool(
+            getattr(cs, "dryrun", False)
+            and not getattr(cs, "verbose", False)
+            and not getattr(cs, "printshellcmds", False)
+            and not getattr(cs, "debug_dag", False)
         )
         self.stream: TextIO = sys.stdout if getattr(cs, "stdout", False) else sys.stderr
         self.progress = Progress()
@@ -359,6 +371,11 @@ class LogHandler(LogHandlerBase):
 
     def _emit_verbose(self, record: logging.LogRecord) -> None:
         event = getattr(record, "event", None)
+        if self.dry_summary and (
+            event in (LogEvent.JOB_INFO, LogEvent.SHELLCMD)
+            or getattr(record, "ciphersweep", None) == "pending"
+        ):
+            return  # a dry run's summary: the full list with --verbose
         if event == LogEvent.SHELLCMD and not (
             getattr(record, "shellcmd", None) or getattr(record, "cmd", None)
         ):

@@ -128,15 +128,32 @@ def replan(
         return FIRST, None
     if verdict.ok:
         return str(verdict.records[0].get("attempt") or FIRST), None
+    why = verdict.reason
+    if verdict.state == "failed":
+        why = f"{FAILED_PREFIX}{why}"
     try:
         digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
     except OSError:
         digest = "unreadable"
-    return f"rerun {digest}", verdict.reason
+    return f"rerun {digest}", why
 
 
 # why a point without a raw file is measured
 NO_RECORDS = "no records yet"
+# the kinds of reason a point is measured for (what a dry run counts)
+KINDS = ("no records", "failed", "changed")
+
+
+def reason_kind(why: str) -> str:
+    """The kind of a reason :func:`pending` gives: no records (never measured), failed
+    (its records hold a failure), or changed (damaged, lost, another fingerprint, other
+    parameters, a newer input)."""
+    if why == NO_RECORDS:
+        return KINDS[0]
+    return KINDS[1] if why.startswith(FAILED_PREFIX) else KINDS[2]
+
+
+FAILED_PREFIX = "failed: "
 
 
 def lost(
