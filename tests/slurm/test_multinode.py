@@ -170,11 +170,16 @@ def test_nodes_have_private_shared_memory(cluster: Cluster) -> None:
     shared-memory segments after the host and the Slurm job, which repeat between test
     clusters, and two jobs mapping one segment crashed aes-mpi (SIGSEGV in the
     shared-memory transport).  A file a job step writes there is seen by its node only
-    and never by the machine."""
+    and never by the machine. Every step counts only once all have written theirs (a
+    barrier in the cluster's state directory, which all nodes share), however slowly
+    the steps start."""
     probe = f"cs-shm-probe-{cluster.state.name}"
+    barrier = cluster.state / "shm-barrier"
+    barrier.mkdir()
     out = on_every_node(
         cluster,
-        f'touch "/dev/shm/{probe}-$(hostname)" && sleep 2 &&'
+        f'touch "/dev/shm/{probe}-$(hostname)" && touch "{barrier}/$(hostname)" &&'
+        f' while [ "$(ls "{barrier}" | wc -l)" -lt {NODES} ]; do sleep 0.1; done &&'
         f' echo "$(hostname) $(ls /dev/shm | grep -c {probe})"',
     )
     rows = sorted(out.splitlines())

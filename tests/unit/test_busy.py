@@ -8,29 +8,72 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ciphersweep.job import busy
 
-SPIN = "import time\nt = time.monotonic() + 20\nwhile time.monotonic() < t: pass\n"
+# says so once it spins: a test starts when the spinner runs, not when Python has started
+SPIN = (
+    "import time\nprint('spinning', flush=True)\n"
+    "t = time.monotonic() + 20\nwhile time.monotonic() < t: pass\n"
+)
+
+
+class Clock:
+    """The checks' time, moved only by their waits and the test's, so the windows a
+    check asks for are the logic's whatever the machine's speed at that moment.
+
+    Paced by a process (``pid``), a wait of ``s`` lasts until that process has had
+    ``s`` seconds of CPU, as if it had a core to itself: over any window of this clock
+    it used at least the whole window, however little CPU a crowded machine gives it.
+    Without one, a wait is a real sleep of ``s``."""
+
+    def __init__(self, pid: int | None = None) -> None:
+        self.now, self.pid = 1000.0, pid
+
+    def __call__(self) -> float:
+        return self.now
+
+    def _cpu_s(self) -> float:
+        assert self.pid is not None
+        found = busy._ticks(self.pid, Path("/proc"))
+        assert found is not None, f"process {self.pid} is gone"
+        return found[1] / os.sysconf("SC_CLK_TCK")
+
+    def sleep(self, s: float) -> None:
+        if self.pid is None:
+            time.sleep(s)
+        else:
+            start, deadline = self._cpu_s(), time.monotonic() + 300  # a hang guard
+            while self._cpu_s() - start < s:
+                assert time.monotonic() < deadline, f"{self.pid} got no CPU in 300 s"
+                time.sleep(0.01)
+        self.now = round(self.now + s, 9)  # whole nanoseconds: sums of waits are exact
 
 
 @pytest.fixture
 def spinner():
     cpus = sorted(os.sched_getaffinity(0))
-    proc = subprocess.Popen([sys.executable, "-c", SPIN])
+    proc = subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE)
     os.sched_setaffinity(proc.pid, {cpus[0]})
     try:
+        assert proc.stdout is not None and proc.stdout.readline() == b"spinning\n"
         yield proc, cpus
     finally:
         proc.kill()
         proc.wait()
 
 
+def _monitor(clock: Clock, sample_s: float) -> busy.Monitor:
+    return busy.Monitor(sample_s=sample_s, clock=clock, sleep=clock.sleep)
+
+
 def test_cpu_heavy_process_on_our_cores_is_reported(spinner) -> None:
+    """Found at the share that counts in a run (HEAVY_SHARE): the clock's window is
+    one in which the spinner had a core's worth of CPU, however crowded the machine."""
     proc, cpus = spinner
-    # a shared machine may give the spinner little CPU: a low share still counts here
-    found = busy.check(cores={cpus[0]}, sample_s=0.5, heavy_share=0.05)
+    found = _monitor(Clock(proc.pid), 0.5).check(cores={cpus[0]})
     pids = [pid for pid, _, _ in found.heavy]
     assert proc.pid in pids
     assert os.getpid() not in pids  # the checking process itself never counts
@@ -38,7 +81,7 @@ def test_cpu_heavy_process_on_our_cores_is_reported(spinner) -> None:
     assert line and "\n" not in line and "other CPU-heavy processes:" in line
     assert found.fields()["busy_warning"] == line
     if len(cpus) > 1:  # pinned elsewhere: not on the cores to be used
-        other = busy.check(cores={cpus[1]}, sample_s=0.3, heavy_share=0.05)
+        other = _monitor(Clock(proc.pid), 0.3).check(cores={cpus[1]})
         assert proc.pid not in [pid for pid, _, _ in other.heavy]
 
 
@@ -81,9 +124,9 @@ def windows(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     seen: list[float] = []
     sample = busy._runnable_others
 
-    def counted(p: Path, sample_s: float, steps: int = 5) -> float:
+    def counted(p: Path, sample_s: float, steps: int = 5, **kw: Any) -> float:
         seen.append(sample_s)
-        return sample(p, sample_s, steps)
+        return sample(p, sample_s, steps, **kw)
 
     monkeypatch.setattr(busy, "_runnable_others", counted)
     return seen
@@ -96,11 +139,13 @@ def test_a_packs_later_checks_use_the_time_since_the_previous_one(
     processes' CPU since the newest earlier check at least a window old (the previous
     points' runs) and reads the runnable tasks without a window of their own."""
     proc, cpus = spinner
-    mon = busy.Monitor(sample_s=0.2, heavy_share=0.05)
+    clock = Clock(proc.pid)
+    mon = _monitor(clock, 0.2)
     first = mon.check(cores={cpus[0]})
-    time.sleep(0.3)  # the previous point's run
+    assert windows == [pytest.approx(0.2)]  # nothing opened before: the whole window
+    clock.sleep(0.3)  # the previous point's run
     later = mon.check(cores={cpus[0]})
-    assert len(windows) == 1 and 0.15 < windows[0] <= 0.2  # the rest of the window
+    assert len(windows) == 1  # the later check sampled no window of its own
     assert later.runnable is not None and later.runnable >= 0.5  # the spinner runs
     assert proc.pid in [pid for pid, _, _ in first.heavy]
     assert proc.pid in [pid for pid, _, _ in later.heavy]
@@ -117,12 +162,29 @@ def test_a_window_opened_at_the_start_is_not_waited_for_again(
     by the first point: that check samples no window, and still sees the CPU-heavy
     process that ran over the window."""
     proc, cpus = spinner
-    mon = busy.Monitor(sample_s=0.2, heavy_share=0.05)
+    clock = Clock(proc.pid)
+    mon = _monitor(clock, 0.2)
     mon.open()
     opened = list(mon.seen)
     mon.open()  # a second call keeps the window it opened
     assert mon.seen == opened
-    time.sleep(0.3)  # the build check and the inputs
+    clock.sleep(0.3)  # the build check and the inputs
     first = mon.check(cores={cpus[0]})
     assert windows == []  # no window sampled: the one opened is old enough
     assert proc.pid in [pid for pid, _, _ in first.heavy]
+
+
+def test_a_check_soon_after_the_opening_waits_only_the_rest_of_the_window(
+    windows: list[float],
+) -> None:
+    """Opened 0.125 s before the first check (by this clock), a window of 0.25 s has
+    0.125 s left: the check samples that much and no more; one right after it has a
+    window old enough (its own, 0.125 s back, is not; the opening, 0.25 s back, is)."""
+    clock = Clock()
+    mon = _monitor(clock, 0.25)
+    mon.open()
+    clock.sleep(0.125)
+    mon.check()
+    assert windows == [0.125]
+    mon.check()
+    assert windows == [0.125]

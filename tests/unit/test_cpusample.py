@@ -97,10 +97,17 @@ def test_busy_grandchild_is_counted() -> None:
 
 
 def test_sleeping_child_is_near_zero() -> None:
+    """A child blocked on its stdin, closed once the sampler has six windows of it
+    (however slowly a crowded machine lets the sampler run)."""
     s = cpusample.Sampler(0)
-    with subprocess.Popen(["sleep", "0.4"]) as proc:
+    with subprocess.Popen(["cat"], stdin=subprocess.PIPE) as proc:
         s.pid = proc.pid
         s.start()
+        deadline = time.monotonic() + 300  # a hang guard only
+        while s.samples <= 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert proc.stdin is not None
+        proc.stdin.close()
         proc.wait()
         s.stop()
     assert proc.returncode == 0
@@ -129,3 +136,12 @@ def test_a_python_side_kernel_reads_one_core(tmp_path) -> None:
     res = cpusample.run(argv, capture_output=True, text=True, timeout=120, env=env)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.cpu_peak_pct is not None and res.cpu_peak_pct <= 115, res.cpu_peak_pct
+
+
+def test_the_docstring_tells_the_study_figure_from_this_one() -> None:
+    """The study read the whole system's psutil.cpu_percent() every 0.5 s, not its
+    process's; this module samples the kernel's process tree, per core."""
+    doc = " ".join((cpusample.__doc__ or "").split())
+    assert "``psutil.cpu_percent()`` every 0.5 s" in doc
+    assert "the whole system's use" in doc and "process's CPU %" not in doc
+    assert "scope (the process tree, not the system)" in doc

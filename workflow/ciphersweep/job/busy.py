@@ -25,6 +25,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -125,13 +126,18 @@ def _others_running(proc: Path) -> int:
     return max(0, _running(proc) - 1)
 
 
-def _runnable_others(proc: Path, sample_s: float, steps: int = 5) -> float:
+def _runnable_others(
+    proc: Path,
+    sample_s: float,
+    steps: int = 5,
+    sleep: Callable[[float], None] = time.sleep,
+) -> float:
     """Mean count of runnable tasks besides this one (it is running while it reads)
     over ``sample_s`` seconds."""
     seen = []
     for _ in range(steps):
         seen.append(_others_running(proc))
-        time.sleep(sample_s / steps)
+        sleep(sample_s / steps)
     return sum(seen) / len(seen)
 
 
@@ -188,15 +194,19 @@ class Monitor:
     Each check counts the other processes' CPU over a window of at least ``sample_s``
     that ends now: since the newest earlier check at least that old (in a pack of
     short points, a few points back), or, waiting for the rest, since the oldest one
-    (the first check: since :meth:`open`, or since itself)."""
+    (the first check: since :meth:`open`, or since itself). ``clock`` and ``sleep``
+    are the time it reads and waits by (``time.monotonic``, ``time.sleep``)."""
 
     def __init__(
         self,
         proc: Path = Path("/proc"),
         sample_s: float = SAMPLE_S,
         heavy_share: float = HEAVY_SHARE,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.proc, self.sample_s, self.heavy_share = proc, sample_s, heavy_share
+        self.clock, self.sleep = clock, sleep
         self.skip = _ancestors(os.getpid(), proc)
         self.seen: list[tuple[float, Ticks]] = []  # (clock, ticks), oldest first
         self.lock = threading.Lock()  # bench jobs may run side by side in a process
@@ -215,12 +225,12 @@ class Monitor:
 
     def _open(self) -> None:
         if not self.seen:
-            self.seen.append((time.monotonic(), _snapshot(self.proc, self.skip)))
+            self.seen.append((self.clock(), _snapshot(self.proc, self.skip)))
 
     def _check(self, cores: set[int] | None) -> Busy:
         mine = cores if cores is not None else set(os.sched_getaffinity(0))
         self._open()
-        now = time.monotonic()
+        now = self.clock()
         old = [k for k, (t, _) in enumerate(self.seen) if now - t >= self.sample_s]
         if old:
             # the runnable tasks read on either side of the processes' snapshot
@@ -230,13 +240,13 @@ class Monitor:
             base = old[-1]
         else:
             wait = self.sample_s - (now - self.seen[0][0])
-            runnable = _runnable_others(self.proc, wait)
+            runnable = _runnable_others(self.proc, wait, sleep=self.sleep)
             ticks = _snapshot(self.proc, self.skip)
             base = 0
         t0, before = self.seen[base]
-        dt = time.monotonic() - t0
+        dt = self.clock() - t0
         heavy = _heavy_since(before, ticks, dt, self.proc, mine, self.heavy_share)
-        self.seen = [*self.seen[base:], (time.monotonic(), ticks)]
+        self.seen = [*self.seen[base:], (self.clock(), ticks)]
         return Busy(_load1(self.proc), len(mine), heavy, runnable)
 
     def before_point(self, point_id: str, where: str, log: TextIO) -> dict[str, Any]:
