@@ -2,7 +2,15 @@
 timed it (a clock read before and after the library call).
 
     python -m ciphersweep.job.kernel_pycryptodome --cipher aes-128-cbc --op encrypt \\
-        --input FILE --reps N --warmup W [--key-bits B] [--json FILE]
+        --input FILE [--impl pycryptodome|portable] --reps N --warmup W \\
+        [--key-bits B] [--json FILE]
+
+Two AES paths (``--impl``): ``pycryptodome``, the library's own choice (``AES.new(key,
+mode)``: its AES-NI code on x86 CPUs that have AES-NI, ARMv8 Crypto Extensions on
+AArch64, else its portable C code), and ``portable``, ``AES.new(key, mode,
+use_aesni=False)``: the portable C code on every CPU. Every record names the AES code
+that ran (``aes_path``: ``aesni``, ``armv8-ce`` or ``portable``; null for the other
+ciphers, which have one path).
 
 Timed region: the cipher object's creation (key schedule: ``t_keyexp``), then the
 PKCS#7 padding (ECB, CBC) and ``encrypt`` (or ``decrypt`` and the unpadding):
@@ -20,17 +28,37 @@ from typing import Any
 
 import Crypto
 from Crypto.Cipher import AES, DES, DES3, Blowfish, ChaCha20
+from Crypto.Util import _cpu_features
 from Crypto.Util.Padding import pad, unpad
 
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.job import pykernel
 
 PROG = "aes-pycryptodome"
+# --impl: the library's choice of AES code, or its portable C code (use_aesni=False)
+IMPLS = ("pycryptodome", "portable")
 
 
-def factory(c: cs_ciphers.Cipher) -> Callable[[], Any]:
+def aes_path(c: cs_ciphers.Cipher, impl: str) -> str | None:
+    """The AES code ``AES.new`` runs for ``impl``, decided as the library decides it:
+    its hardware module (loaded only where the CPU has the instructions) unless
+    ``use_aesni=False``; None for a cipher other than AES."""
+    if not c.family.startswith("aes"):
+        return None
+    # PyCryptodome 4: _raw_aes_hw (AES-NI or ARMv8); 3.x: _raw_aesni_lib (AES-NI)
+    hw = getattr(AES, "_raw_aes_hw", None) or getattr(AES, "_raw_aesni_lib", None)
+    if impl == "portable" or not hw:
+        return "portable"
+    return "aesni" if _cpu_features.have_aes_ni() else "armv8-ce"
+
+
+def factory(c: cs_ciphers.Cipher, impl: str = "pycryptodome") -> Callable[[], Any]:
     """A function making a fresh PyCryptodome cipher object for ``c`` (key and IV as
-    OpenSSL's reference uses them)."""
+    OpenSSL's reference uses them) on the AES path ``impl`` asks for."""
+    if impl == "portable" and not c.family.startswith("aes"):
+        raise pykernel.KernelError(
+            f"--impl portable: AES only ({c.name} has one path: --impl pycryptodome)"
+        )
     key, iv = c.key(), c.iv()
     if c.family == "chacha20":
         # OpenSSL's IV = 32-bit little-endian block counter || 96-bit nonce
@@ -50,12 +78,14 @@ def factory(c: cs_ciphers.Cipher) -> Callable[[], Any]:
         "ofb": module.MODE_OFB,
         "ctr": getattr(module, "MODE_CTR", None),
     }[c.mode]
+    # AES only: False selects the portable C code (the other ciphers have no such key)
+    path: dict[str, Any] = {"use_aesni": False} if impl == "portable" else {}
     if c.mode == "ecb":
-        return lambda: module.new(key, mode)
+        return lambda: module.new(key, mode, **path)
     if c.mode == "ctr":
         # OpenSSL's CTR: the whole IV is one big-endian counter block
-        return lambda: module.new(key, mode, nonce=b"", initial_value=iv)
-    return lambda: module.new(key, mode, iv=iv)
+        return lambda: module.new(key, mode, nonce=b"", initial_value=iv, **path)
+    return lambda: module.new(key, mode, iv=iv, **path)
 
 
 def one_rep(
@@ -84,15 +114,20 @@ def one_rep(
 
 def run(ns: Any) -> list[dict[str, Any]]:
     job = pykernel.prepare(ns)
-    rec0 = pykernel.base_record(ns, job, "pycryptodome", "pycryptodome")
+    rep = one_rep(job.cipher, factory(job.cipher, ns.impl))
+    rec0 = pykernel.base_record(ns, job, "pycryptodome", ns.impl)
     rec0["clock"] = "perf_counter"
     rec0["library_version"] = f"PyCryptodome {Crypto.__version__}"
-    rep = one_rep(job.cipher, factory(job.cipher))
+    rec0["aes_path"] = aes_path(job.cipher, ns.impl)
     return pykernel.loop(ns, job, rec0, rep)
 
 
+def _impl_flag(ap: Any) -> None:
+    ap.add_argument("--impl", choices=IMPLS, default="pycryptodome")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    ns = pykernel.parse_args(PROG, argv)
+    ns = pykernel.parse_args(PROG, argv, _impl_flag)
     return pykernel.main(PROG, run, ns)
 
 

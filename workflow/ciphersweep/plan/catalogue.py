@@ -26,6 +26,7 @@ LAYOUT_UNITS: dict[str, tuple[str, ...]] = {
     "joules": ("J",),
     "verified": ("",),
     "security_bits": ("bits",),
+    "aes_path": ("",),  # the AES code PyCryptodome ran (its records' aes_path)
 }
 # ------------------------------------------------------------------ published studies
 

@@ -240,11 +240,20 @@ CLAIM_SCHEMA: dict[str, Any] = {
         },
         "pair_by": {"type": "array", "items": {"type": "string"}},
         "aggregate": {
-            "enum": ["median", "min", "max", "ratio_of_means", "difference", "mean"]
+            "enum": [
+                "median",
+                "min",
+                "max",
+                "ratio_of_means",
+                "difference",
+                "mean",
+                "each",  # a factor stated of every cell ("consistently")
+            ]
         },
         "statistic": {"enum": ["median", "mean"]},
         "not_comparable": {"type": "string", "minLength": 1},
         "at_least": {"type": "boolean"},
+        "own": {"type": "boolean"},  # a check the project adds, not the study's finding
         "tolerance": _NUM,
         "ratio": {"type": "array", "minItems": 2, "maxItems": 2},
         # kind paper: the ids of two order claims that state a pair both ways round

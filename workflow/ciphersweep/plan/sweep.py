@@ -116,6 +116,10 @@ class Point:
         return dict(self.__dict__)
 
 
+# a Python runner's own impl, left out of its point ids (another impl is named)
+_DEFAULT_IMPLS = (("purepy", "purepy"), ("pycryptodome", "pycryptodome"))
+
+
 def point_id(
     backend: str,
     impl: str,
@@ -132,9 +136,9 @@ def point_id(
     streams: int = 1,
 ) -> str:
     """A file-name-safe identifier, unique within a campaign."""
-    if backend in ("openssl", "pycryptodome", "purepy"):
+    if backend == "openssl" or (backend, impl) in _DEFAULT_IMPLS:
         head = f"{backend}-{cipher}"
-    elif backend == "command":
+    elif backend in ("purepy", "pycryptodome", "command"):  # a named impl or program
         head = f"{backend}-{impl}-{cipher}"
     else:
         head = f"{backend}-{impl}-{mode}"
@@ -302,12 +306,22 @@ def _cipher_points(
             )
 
 
+def _pycryptodome_points(
+    cfg: dict[str, Any], be: dict[str, Any], add: Any, d: dict[str, Any]
+) -> None:
+    """Each AES cipher once per impl (AES path); every other cipher, which has one
+    path, once as ``pycryptodome``."""
+    for c in be["ciphers"]:
+        impls = be["impls"] if c.lower().startswith("aes-") else ["pycryptodome"]
+        for impl in impls:
+            _cipher_points(cfg, "pycryptodome", impl, [c], add, d)
+
+
 def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) -> None:
     """Points of the Python-side kernels (PyCryptodome, command) for one op/input."""
     be = cfg["backends"]
     if be.get("pycryptodome") is not None:
-        ciphers = be["pycryptodome"]["ciphers"]
-        _cipher_points(cfg, "pycryptodome", "pycryptodome", ciphers, add, d)
+        _pycryptodome_points(cfg, be["pycryptodome"], add, d)
     pure = be.get("purepy")
     if pure is not None and (not pure.get("sets") or d["input_set"] in pure["sets"]):
         _cipher_points(cfg, "purepy", "purepy", pure["ciphers"], add, d)

@@ -67,6 +67,7 @@ PER_PROCESS = ("cpu_peak_pct",)
 # per-point descriptive fields taken from the first record
 FROM_FIRST_RECORD = (
     "impl",
+    "aes_path",
     "host",
     "energy_source",
     "energy_scope",

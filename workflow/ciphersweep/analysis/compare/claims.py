@@ -172,23 +172,60 @@ def _aggregate(
     return factors[n // 2] if n % 2 else mean_of(factors[n // 2 - 1 : n // 2 + 1])
 
 
-def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+def _sides(
+    ctx: Context, c: dict[str, Any]
+) -> tuple[list[tuple[str, ...]], list[Measured], list[Measured]]:
+    """A factor claim's groups that have both sides, and each side's cells in them."""
     fast = _groups(ctx, c, selector(c["faster"]))
     slow = _groups(ctx, c, selector(c["slower"]))
     common = sorted(set(fast) & set(slow))
+    return common, [fast[k] for k in common], [slow[k] for k in common]
+
+
+def _claim_each(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    """A factor stated of every cell (``aggregate: each``: "consistently about 4.5
+    times"): each cell's factor judged on its own interval; holds where every one lies
+    within what was stated, does not hold where one lies outside."""
+    common, f, s = _sides(ctx, c)
+    if not common:
+        return UNTESTED, _why_none(ctx, c, [c["faster"], c["slower"]])
+    is_time = c["quantity"] in LOWER_FIRST
+    expect, tol = float(c["expect"]), float(c.get("tolerance", 0.25))
+    got = {
+        " ".join(k): factor(a, b, is_time) for k, a, b in zip(common, f, s, strict=True)
+    }
+    rule = f"{expect:g} ±{tol:.0%}"
+    at = judgement.level_text(judgement.joint_level(m.level for m in got.values()))
+    shown = ", ".join(f"{k}: {show(m)}" for k, m in got.items())
+    numbers = f"factor in each cell (stated {rule}), all at {at}: {shown}"
+    if not bounded(got.values()):
+        return NO_INTERVAL, numbers
+    decided = [(k, decide(m, *_band(expect, tol))) for k, m in got.items()]
+    return _outcome(decided, f"the interval reaches both sides of {rule}"), numbers
+
+
+def _claim_factor(ctx: Context, c: dict[str, Any]) -> tuple[str, str]:
+    if c.get("aggregate") == "each":
+        return _claim_each(ctx, c)
+    common, f, s = _sides(ctx, c)
     if not common:
         return UNTESTED, _why_none(ctx, c, [c["faster"], c["slower"]])
     is_time = c["quantity"] in LOWER_FIRST
     agg = c.get("aggregate", "median")
-    f, s = [fast[k] for k in common], [slow[k] for k in common]
     got = _aggregate(agg, f, s, is_time)
     assert got.value is not None
     expect, tol = float(c["expect"]), float(c.get("tolerance", 0.25))
+    per_cell = difference if agg == "difference" else factor
     cells = ", ".join(
-        f"{' '.join(k)}: {factor(a, b, is_time).value:.3g}"
+        f"{' '.join(k)}: {per_cell(a, b, is_time).value:.3g}"
         for k, a, b in zip(common, f, s, strict=True)
     )
-    rule = f">= {expect:g}" if c.get("at_least") else f"{expect:g} ±{tol:.0%}"
+    if c.get("at_least"):
+        rule = f">= {expect:g}"
+    elif not expect:  # a band around 0 (_band): the tolerance in the claim's unit
+        rule = f"0 ±{tol:g} {_unit(c)}"
+    else:
+        rule = f"{expect:g} ±{tol:.0%}"
     what = "difference" if agg == "difference" else f"{agg} factor"
     at = judgement.level_text(got.level)
     numbers = f"{what} {show(got)} at {at} (stated {rule}); {cells}"
@@ -362,6 +399,15 @@ def _judge(
     return _claim_order(ctx, c)
 
 
+def _source(c: dict[str, Any]) -> str:
+    """Where a claim is from; ``own: true``: a check the project adds, not the study's
+    finding (the section it is built on follows)."""
+    src = str(c.get("source", ""))
+    if not c.get("own"):
+        return src
+    return "the project's own" + (f", after {src}" if src else "")
+
+
 def claim_rows(
     ctx: Context, claims: Sequence[dict[str, Any]], pub: pd.DataFrame | None
 ) -> list[dict[str, Any]]:
@@ -376,7 +422,7 @@ def claim_rows(
             {
                 "id": c["id"],
                 "claim": c["text"],
-                "source": c.get("source", ""),
+                "source": _source(c),
                 "kind": c["kind"],
                 "verdict": verdict,
                 "numbers": numbers,

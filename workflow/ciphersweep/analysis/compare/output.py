@@ -25,6 +25,7 @@ COLUMNS = {
         "row",
         "column",
         "measure",
+        "impl",
         "unit",
         "paper",
         "measured",

@@ -38,17 +38,32 @@ def kendall(x: Sequence[float], y: Sequence[float]) -> float | None:
     return _defined(scipy_stats().kendalltau(x, y, variant="b").statistic)
 
 
-def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rank agreement per published table and measure, over the cells both have."""
-    groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
+def _rank_groups(
+    rows: Iterable[dict[str, Any]],
+) -> dict[tuple[str, str], list[tuple[float, float]]]:
+    """(table, measure) -> (printed, measured) pairs of the comparable measured cells;
+    where printed cells name several impls (``a|b``), one group per impl, named
+    ``table [impl]``, each with the table's cells of a single impl."""
+    tagged: dict[tuple[str, str], list[tuple[str, float, float]]] = {}
     for r in rows:
-        if r["measured"] is None:
+        if r["measured"] is None or r.get("comparable") is False:
             continue
-        groups.setdefault((r["source"], r["measure"]), []).append(
-            (r["paper"], r["measured"])
+        tagged.setdefault((r["source"], r["measure"]), []).append(
+            (r.get("impl_choice", ""), r["paper"], r["measured"])
         )
+    groups: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for (source, measure), cells in tagged.items():
+        for tag in sorted({t for t, _, _ in cells} - {""}) or [""]:
+            name = f"{source} [{tag}]" if tag else source
+            groups[(name, measure)] = [(a, b) for t, a, b in cells if t in ("", tag)]
+    return groups
+
+
+def rank_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rank agreement per published table and measure, over the cells both have,
+    leaving out the cells marked not comparable (the paper measured otherwise)."""
     out = []
-    for (source, measure), pairs in groups.items():
+    for (source, measure), pairs in _rank_groups(rows).items():
         xs, ys = [a for a, _ in pairs], [b for _, b in pairs]
         out.append(
             {
@@ -84,6 +99,7 @@ def _row(ctx: Context, r: dict[str, Any], measure: str) -> dict[str, Any]:
         "row": r["row"],
         "column": r["column"],
         "measure": measure,
+        "impl": str(r.get("impl") or ""),
         "unit": unit,
         "paper": paper,
         "measured": got.value,
@@ -93,6 +109,7 @@ def _row(ctx: Context, r: dict[str, Any], measure: str) -> dict[str, Any]:
         "difference": diff,
         "closest": "",
         "note": note,
+        "comparable": not why,
     }
 
 
@@ -103,19 +120,19 @@ def _distance(r: dict[str, Any]) -> tuple[float, float] | None:
 
 def _closeness(rows: list[dict[str, Any]], best: dict[str, Any]) -> str:
     """``closest`` when the best quantity's interval lies nearer the printed number
-    than every other measured one's (in log ratio), else ``undecided:`` and why."""
+    than every other measured one's (in log ratio), else ``inconclusive:`` and why."""
     others = [r for r in rows if r is not best and r["ratio"]]
     if not others:  # the only quantity measured
         return "closest"
     near = _distance(best)
-    far = {r["measure"]: _distance(r) for r in others}
-    lacking = [m for m, d in [(best["measure"], near), *far.items()] if d is None]
+    far = {r["alternative"]: _distance(r) for r in others}
+    lacking = [m for m, d in [(best["alternative"], near), *far.items()] if d is None]
     if near is None or lacking:
-        return f"undecided: no finite interval for {', '.join(lacking)}"
+        return f"inconclusive: no finite interval for {', '.join(lacking)}"
     tied = [m for m, d in far.items() if d is not None and near[1] >= d[0]]
     if tied:
         return (
-            f"undecided: the intervals of {best['measure']} and {', '.join(tied)} "
+            f"inconclusive: the intervals of {best['alternative']} and {', '.join(tied)} "
             "reach equally near the printed number"
         )
     return "closest"
@@ -130,12 +147,29 @@ def _mark_closest(rows: list[dict[str, Any]]) -> None:
         best["closest"] = _closeness(rows, best)
 
 
+def _alternatives(ctx: Context, r: dict[str, Any]) -> list[dict[str, Any]]:
+    """A printed cell read as each quantity (``measure`` a|b) and each implementation
+    (``impl`` a|b) it could be, each row named in ``alternative`` where there are
+    several (``impl_choice``: its impl where the impls are the alternatives)."""
+    impls = str(r.get("impl") or "").split("|")
+    measures = str(r["measure"]).split("|")
+    rows = []
+    for impl in impls:
+        for m in measures:
+            row = _row(ctx, {**r, "impl": impl}, m)
+            row["impl_choice"] = impl if len(impls) > 1 else ""
+            names = ([m] if len(measures) > 1 else []) + [row["impl_choice"]]
+            row["alternative"] = ", ".join(n for n in names if n)
+            rows.append(row)
+    return rows
+
+
 def published_rows(ctx: Context, pub: pd.DataFrame) -> list[dict[str, Any]]:
     """Paper value next to the measured one, cell by cell (one row per alternative
-    measure where the paper's number could be more than one quantity)."""
+    quantity or implementation where the paper's number could be more than one)."""
     out: list[dict[str, Any]] = []
     for r in pub.to_dict("records"):
-        rows = [_row(ctx, r, m) for m in str(r["measure"]).split("|")]
+        rows = _alternatives(ctx, r)
         _mark_closest(rows)
         out.extend(rows)
     return out

@@ -16,16 +16,18 @@ from ciphersweep.plan.sweep import Point
 _PUBLISHED_CAPTION = (
     "Measured values are in the study's unit; ratio = measured / paper; "
     "difference = measured - paper for speedups. Where a printed number could "
-    "be more than one quantity (total or compute-only time), both are shown "
-    "and the closer one is marked where the measured intervals tell it."
+    "be more than one quantity (total or compute-only time) or implementation "
+    "(PyCryptodome's AES-NI or portable AES code), each is shown and the closest "
+    "one is marked where the measured intervals tell it."
 )
 
 
 def _label(r: dict[str, Any], multi: set[tuple[str, str, str]]) -> str:
-    """A printed cell's row label (with its quantity where it could be several)."""
+    """A printed cell's row label (with its quantity or implementation where it could
+    be several)."""
     label = f"{r['source']} | {r['row']} | {r['column']}"
     if (r["source"], r["row"], r["column"]) in multi:
-        label += f" [{r['measure']}]"
+        label += f" [{r['alternative']}]"
     return label
 
 

@@ -38,7 +38,7 @@ def _part(
 
 
 def plot_cuda_copy(ctx: Context) -> Any:
-    fig, (ax,) = style.figure()
+    fig, (ax,) = style.figure(width=9.0)  # the legend beside the axes
     cuda = [
         (p, ctx.by_point[p.id])
         for p in ctx.points
@@ -66,9 +66,9 @@ def plot_cuda_copy(ctx: Context) -> Any:
             ax.annotate("n/a:\n" + "\n".join(gone), (x, b), xytext=(0, 3),
                         textcoords="offset points", ha="center", va="bottom",
                         fontsize="x-small")  # fmt: skip
-    several = len({row_labels(ctx.points)[p.id] for p, _ in cuda}) > 1
+    several = len({row_labels(ctx.points, ctx.ran)[p.id] for p, _ in cuda}) > 1
     names = [
-        p.input_name + (f"\n{row_labels(ctx.points)[p.id]}" if several else "")
+        p.input_name + (f"\n{row_labels(ctx.points, ctx.ran)[p.id]}" if several else "")
         for p, _ in cuda
     ]
     for x, (p, r) in zip(xs, cuda):
@@ -78,7 +78,7 @@ def plot_cuda_copy(ctx: Context) -> Any:
             xytext=(0, 3),
             textcoords="offset points",
             ha="center",
-            fontsize="small",
+            fontsize="x-small",
         )
     ax.set_xticks(xs)
     ax.set_xticklabels(names)

@@ -166,6 +166,9 @@ def quantity(
         return "OK"  # gather admits only verified repetitions
     if value == "security_bits":
         return _cipher_axis(p, "security_bits") or (NA, "unknown cipher")
+    if value == "aes_path":
+        path = row.get("aes_path")
+        return path if isinstance(path, str) else (NA, "no AES path recorded")
     if value in ("speedup", "efficiency"):
         return _ratio_quantity(ctx, p, row, value, time, statistic)
     if value == "throughput":

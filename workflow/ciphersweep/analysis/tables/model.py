@@ -289,6 +289,8 @@ def _base_label(p: Point, multi_gpu: bool) -> str:
         )
     elif p.backend == "command":
         base = f"{p.impl} {p.cipher}"
+    elif p.backend in ("pycryptodome", "purepy") and p.impl != p.backend:
+        base = f"{p.backend} {p.impl} {p.cipher}"  # another impl of a Python runner
     else:
         base = f"{p.backend} {p.cipher}"
     if p.key_bits is not None:
