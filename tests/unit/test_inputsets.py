@@ -49,6 +49,48 @@ def test_generated_set_points(tmp_path: Path) -> None:
     ]
 
 
+STUDY_SETS = (  # Centellas Claros et al. 2021, §5.1: 50 files of each kind
+    {"name": "texts", "generate": {"count": 50, "min": "20B", "max": "1000B"}},
+    {"name": "audio", "generate": {"count": 50, "min": "10000B", "max": "500000B"}},
+    {"name": "images", "generate": {"count": 50, "min": "100000B", "max": "300000B"}},
+)
+
+
+def _members(cfg: dict) -> dict[str, list[tuple[str, int, int | None]]]:
+    out: dict[str, list[tuple[str, int, int | None]]] = {}
+    for f in inputsets.expand(cfg):
+        if f.set_name:
+            out.setdefault(f.set_name, []).append((f.name, f.size_bytes, f.seed))
+    return out
+
+
+def test_a_study_shaped_set_and_its_reduced_set(tmp_path: Path) -> None:
+    """files_per_set: every generated set reduced at once, to the first files of the
+    full one (same names, sizes and contents); deterministic by seed."""
+    full = _members(_cfg(tmp_path, *copy.deepcopy(STUDY_SETS)))
+    ranges = {
+        "texts": (20, 1000),
+        "audio": (10_000, 500_000),
+        "images": (100_000, 300_000),
+    }
+    for name, (lo, hi) in ranges.items():
+        sizes = [n for _, n, _ in full[name]]
+        assert len(sizes) == 50 and all(lo <= n <= hi for n in sizes)
+        assert min(sizes) < lo + (hi - lo) / 4 and max(sizes) > hi - (hi - lo) / 4
+    assert full == _members(_cfg(tmp_path, *copy.deepcopy(STUDY_SETS)))
+    raw = base_config(inputs=copy.deepcopy(list(STUDY_SETS)), files_per_set=5)
+    raw["backends"] = {"seq": {"impls": ["ttable"]}}
+    small = _members(cs_config.validate(raw, root=ROOT, workdir=tmp_path))
+    assert small == {k: v[:5] for k, v in full.items()}
+    other = base_config(inputs=copy.deepcopy(list(STUDY_SETS)), seed=2)
+    other["backends"] = {"seq": {"impls": ["ttable"]}}
+    assert _members(cs_config.validate(other, root=ROOT, workdir=tmp_path)) != full
+    raw["files_per_set"] = 0
+    with pytest.raises(cs_config.ConfigError) as exc:
+        cs_config.validate(raw, root=ROOT, workdir=tmp_path)
+    assert "files_per_set: 0" in str(exc.value) and "\n" not in str(exc.value)
+
+
 def test_glob_and_dir_sets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     d = tmp_path / "data"
     d.mkdir()

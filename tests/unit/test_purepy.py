@@ -1,5 +1,6 @@
-"""The pure-Python block-at-a-time ciphers: known answers from the standards, and
-real points through the bench job's own code path, verified against OpenSSL."""
+"""The Python block-at-a-time ciphers (lists: purepy; NumPy arrays: numpy): known
+answers from the standards, OpenSSL's output on random data, and real points through
+the bench job's own code path, verified against OpenSSL."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from ciphersweep.core import ciphers
 from ciphersweep.job import (
     kernel_purepy,
+    launch,
+    numpy_aes,
+    numpy_chacha,
+    numpy_des,
     purepy_aes,
     purepy_chacha,
     purepy_des,
@@ -37,6 +43,123 @@ def test_aes_fips197_appendix_c(nbytes: int, expected: str) -> None:
     ct = purepy_aes.encrypt_block(rk, PLAIN)
     assert ct.hex() == expected
     assert purepy_aes.decrypt_block(rk, ct) == PLAIN
+
+
+@pytest.mark.parametrize(
+    ("nbytes", "expected"),
+    [  # FIPS-197 Appendix C.1, C.2, C.3 (key 000102...)
+        (16, "69c4e0d86a7b0430d8cdb78070b4c55a"),
+        (24, "dda97ca4864cdfe06eaf70a0ec0d7191"),
+        (32, "8ea2b7ca516745bfeafc49904b496089"),
+    ],
+)
+def test_numpy_aes_fips197_appendix_c(nbytes: int, expected: str) -> None:
+    rk = numpy_aes.expand_key(bytes(range(nbytes)))
+    assert rk.dtype == np.uint8 and rk.shape == (purepy_aes.ROUNDS[nbytes] + 1, 16)
+    ct = numpy_aes.encrypt_block(rk, PLAIN)
+    assert ct.hex() == expected
+    assert numpy_aes.decrypt_block(rk, ct) == PLAIN
+
+
+def test_numpy_aes_steps_known_answers() -> None:
+    # FIPS-197 Appendix A.1: the last word of the expanded key 2b7e1516...
+    rk = numpy_aes.expand_key(bytes.fromhex("2b7e151628aed2a6abf7158809cf4f3c"))
+    assert rk[-1, 12:].tobytes().hex() == "b6630ca6"
+    # FIPS-197 §4.2.1: {57} xtime -> {ae}, {ae} -> {47}
+    assert numpy_aes.xtime(np.array([0x57, 0xAE], np.uint8)).tolist() == [0xAE, 0x47]
+    # the MixColumns test column db 13 53 45 -> 8e 4d a1 bc, and back
+    col = np.array([0xDB, 0x13, 0x53, 0x45], np.uint8)
+    mixed = numpy_aes.mix_column(col)
+    assert mixed.tobytes().hex() == "8e4da1bc"
+    assert numpy_aes.inv_mix_column(mixed).tobytes() == col.tobytes()
+    # SubBytes through the S-box table: S(00) = 63, S(53) = ed (FIPS-197 Figure 7)
+    state = np.array([0x00, 0x53] + [0] * 14, np.uint8)
+    assert numpy_aes.sub_bytes(state)[:2].tolist() == [0x63, 0xED]
+    # ShiftRows: the study's {0,5,10,15,4,9,14,3,8,13,2,7,12,1,6,11} (§4.1.1)
+    assert numpy_aes.SHIFT.tolist() == [
+        0,
+        5,
+        10,
+        15,
+        4,
+        9,
+        14,
+        3,
+        8,
+        13,
+        2,
+        7,
+        12,
+        1,
+        6,
+        11,
+    ]
+    assert numpy_aes.INV_SHIFT.tolist() == [
+        0,
+        13,
+        10,
+        7,
+        4,
+        1,
+        14,
+        11,
+        8,
+        5,
+        2,
+        15,
+        12,
+        9,
+        6,
+        3,
+    ]
+
+
+def test_numpy_des_and_chacha20_known_answers() -> None:
+    ks = numpy_des.subkeys(bytes.fromhex("133457799BBCDFF1"))
+    block = np.unpackbits(np.frombuffer(bytes.fromhex("0123456789ABCDEF"), np.uint8))
+    ct = np.packbits(numpy_des.des_block(ks, block)).tobytes()
+    assert ct.hex() == "85e813540f0ab405"  # the FIPS 46 worked example
+    k3 = numpy_des.tdes_keys(bytes.fromhex("133457799BBCDFF1") * 3)
+    assert numpy_des.tdes_encrypt_block(k3, bytes.fromhex("0123456789ABCDEF")) == ct
+    assert numpy_des.tdes_decrypt_block(k3, ct).hex() == "0123456789abcdef"
+    key = bytes(range(32))  # RFC 8439 §2.3.2 and §2.4.2
+    nonce = bytes.fromhex("000000090000004a00000000")
+    assert numpy_chacha.block(key, 1, nonce)[:16].hex() == (
+        "10f1e7e4d13b5915500fdd1fa32071c4"
+    )
+    nonce = bytes.fromhex("000000000000004a00000000")
+    text = (
+        b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip"
+    )
+    ct = numpy_chacha.crypt(key, 1, nonce, text)
+    assert ct[:16].hex() == "6e2e359a2568f98041ba0728dd0d6981"
+    assert numpy_chacha.crypt(key, 1, nonce, ct) == text
+
+
+@pytest.mark.parametrize("cipher", kernel_purepy.SUPPORTED)
+def test_numpy_ciphers_match_openssl_on_random_data(cipher: str) -> None:
+    """Random bytes of a length that is no multiple of a block, each way."""
+    rng = np.random.default_rng(20210)
+    c = ciphers.cipher(cipher)
+    crypt = kernel_purepy.keyed(c, "numpy")()
+    for n in (1, 97):
+        plain = rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+        want = ciphers.openssl_crypt(c, True, plain)
+        got = crypt(plain, True)
+        assert got == want
+        assert crypt(got, False) == plain
+
+
+def test_purepy_aes_mixes_columns_by_its_multiplication_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As its docstring says: MixColumns looks {02}.b up in a table (not xtime at
+    each step), so a changed table changes the ciphertext."""
+    rk = purepy_aes.expand_key(bytes(range(16)))
+    good = purepy_aes.encrypt_block(rk, PLAIN)
+    assert "multiplication tables" in (purepy_aes.__doc__ or "")
+    monkeypatch.setitem(purepy_aes.MUL, 2, [0] * 256)
+    assert purepy_aes.encrypt_block(rk, PLAIN) != good
 
 
 def test_aes_sbox_known_entries() -> None:
@@ -89,10 +212,11 @@ def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]
     return res, recs
 
 
+@pytest.mark.parametrize("impl", ["purepy", "numpy"])
 @pytest.mark.parametrize("cipher", kernel_purepy.SUPPORTED)
 @pytest.mark.parametrize("op", ["encrypt", "decrypt"])
 def test_purepy_point_verified_against_openssl(
-    tmp_path: Path, cipher: str, op: str
+    tmp_path: Path, cipher: str, op: str, impl: str
 ) -> None:
     res, recs = _run(
         tmp_path,
@@ -101,7 +225,7 @@ def test_purepy_point_verified_against_openssl(
             size_bytes=301,
             reps=2,
             backend="purepy",
-            impl="purepy",
+            impl=impl,
             cipher=cipher,
             op=op,
         ),
@@ -111,6 +235,8 @@ def test_purepy_point_verified_against_openssl(
     r = recs[0]
     assert record_schema.validate_record(r) is None
     assert r["backend"] == "purepy" and r["key_bits"] == ciphers.cipher(cipher).key_bits
+    assert r["impl"] == r["fingerprint"]["impl"] == impl
+    assert (r["library_version"] or "").startswith("NumPy" if impl == "numpy" else "")
     assert r["t_keyexp"] + r["t_compute"] == pytest.approx(r["t_total"])
 
 
@@ -123,6 +249,24 @@ def test_purepy_config_and_points(tmp_path: Path) -> None:
     assert any(i.startswith("purepy-aes-256-ecb-") for i in ids)
     raw["backends"] = {"purepy": {"ciphers": ["aes-128-cbc"]}}
     with pytest.raises(ValueError, match=r"backends\.purepy\.ciphers\[0\]"):
+        cs_config.validate(raw, root=ROOT, workdir=tmp_path)
+
+
+def test_purepy_impls_make_points_of_their_own(tmp_path: Path) -> None:
+    raw = base_config()
+    raw["backends"] = {
+        "purepy": {"ciphers": ["chacha20"], "impls": ["purepy", "numpy"]}
+    }
+    raw["platform"] = {"container": {"runtime": "none"}}
+    pts = expand(cs_config.validate(raw, root=ROOT, workdir=tmp_path))
+    by_impl = {i: [p for p in pts if p.impl == i] for i in ("purepy", "numpy")}
+    assert len(by_impl["purepy"]) == len(by_impl["numpy"]) == 2  # two sizes
+    assert len({p.id for p in pts}) == len(pts)
+    assert all(p.id.startswith("purepy-numpy-chacha20-") for p in by_impl["numpy"])
+    args = launch.kernel_args(by_impl["numpy"][0], input_path="x", json_path="y")
+    assert args[args.index("--impl") + 1] == "numpy"
+    raw["backends"]["purepy"]["impls"] = ["cython"]
+    with pytest.raises(ValueError, match=r"backends\.purepy\.impls\[0\]: 'cython'"):
         cs_config.validate(raw, root=ROOT, workdir=tmp_path)
 
 

@@ -1,13 +1,19 @@
 """Sampled CPU %: the highest CPU use of a process tree seen while it runs.
 
-The study that reported it (seed 000) ran a thread beside the encryption that asked
-psutil for the process's CPU % every few milliseconds and kept the maximum. Here the
-bench job does the same from outside the kernel: every ``interval`` seconds it reads
-the CPU time of the kernel's process and all its descendants from /proc (per-thread
-``schedstat``, nanoseconds; ``stat`` ticks where schedstat is missing) and keeps the
-highest (CPU time used) / (wall time passed) x 100 over any window of ``WINDOW_S``
-(0.1 s) between two samples. 100 means one core busy for the whole window; several
-busy threads give more. The window is what makes the figure true: the kernel brings a
+The study that reported it (Centellas Claros et al. 2021, §5.3) ran a thread beside
+the encryption that sampled the CPU % and kept the highest sample; its published code
+calls ``psutil.cpu_percent()`` every 0.5 s: the whole system's use since the previous
+call, as a share of all logical CPUs (one busy thread on its 8-thread i7-6700HQ reads
+12.5 %, and every other process counts too). Here the figure is the kernel's own: the
+bench job, from outside the kernel, reads every ``interval`` seconds the CPU time of
+the kernel's process and all its descendants from /proc (per-thread ``schedstat``,
+nanoseconds; ``stat`` ticks where schedstat is missing) and keeps the highest (CPU
+time used) / (wall time passed) x 100 over any window of ``WINDOW_S`` (0.1 s) between
+two samples. 100 means one core busy for the whole window; several busy threads give
+more. So it differs from the study's in scope (the process tree, not the system), in
+scale (per core, not per machine: the study's figure is about this one divided by
+the number of logical CPUs, plus the rest of the system) and in window (0.1 s, not
+0.5 s). The window is what makes the figure true: the kernel brings a
 running thread's CPU time up to date only at scheduler ticks (every 4 or 10 ms), so
 over one 10 ms interval a single busy thread reads up to 140-200 %; over 0.1 s the
 error is at most a tick in 100 ms. A run shorter than the window gets its average over

@@ -99,7 +99,7 @@ def kernel_args(
         args += ["--cipher", point.cipher]
         if point.key_bits is not None:
             args += ["--key-bits", str(point.key_bits)]
-        if point.backend == "pycryptodome":
+        if point.backend in ("purepy", "pycryptodome"):
             args += ["--impl", point.impl]
     elif point.cipher in AEAD_MODES:
         args += ["--cipher", point.cipher, "--impl", point.impl]

@@ -1,6 +1,9 @@
 """AES (FIPS-197) in pure Python, one 16-byte block at a time with S-box tables, the
 way a study's own Python code does it (no T-tables, no library): SubBytes, ShiftRows,
-MixColumns (xtime) and AddRoundKey on a list of 16 bytes, column-major as FIPS-197 §3.4.
+MixColumns and AddRoundKey on a list of 16 bytes, column-major as FIPS-197 §3.4.
+MixColumns and InvMixColumns look their products up in multiplication tables, one
+256-entry table per coefficient (01 02 03, 09 0b 0d 0e), built once from xtime; the
+NumPy implementation (:mod:`ciphersweep.job.numpy_aes`) computes them with xtime.
 """
 
 from __future__ import annotations

@@ -265,11 +265,27 @@ CLAIM_SCHEMA: dict[str, Any] = {
         },
     },
     "allOf": [
-        {
-            "if": {"properties": {"kind": {"const": "factor"}}},
+        {  # a factor is positive; a difference may be stated as 0 (tolerance: a
+            # band of +-tolerance in the claim's unit, "under 5 W")
+            "if": {
+                "properties": {
+                    "kind": {"const": "factor"},
+                    "aggregate": {"not": {"const": "difference"}},
+                }
+            },
             "then": {
                 "properties": {"expect": {"type": "number", "exclusiveMinimum": 0}}
             },
+        },
+        {
+            "if": {
+                "properties": {
+                    "kind": {"const": "factor"},
+                    "aggregate": {"const": "difference"},
+                },
+                "required": ["aggregate"],
+            },
+            "then": {"properties": {"expect": {"type": "number", "minimum": 0}}},
         },
         {
             "if": {"properties": {"kind": {"const": "values"}}},

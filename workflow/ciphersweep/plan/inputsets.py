@@ -4,7 +4,9 @@ Every input becomes one file a point reads: a generated file per size, a user fi
 or each member of a set. A set is every file a glob (or directory) matches, or
 ``count`` generated files whose sizes follow a distribution between ``min`` and
 ``max``; a generated set depends only on the campaign seed and the set's name, so
-the same config always makes the same files. Members are named ``<set>.<nnn>``
+the same config always makes the same files; ``files_per_set`` replaces every
+generated set's ``count`` (fewer files: with uniform sizes, the first files of the
+full set). Members are named ``<set>.<nnn>``
 (1-based, in sorted path order or generation order); tables aggregate over a set.
 """
 
@@ -83,7 +85,7 @@ def expand(cfg: dict[str, Any], workdir: str | Path = ".") -> list[InputFile]:
         elif "generate" in item:
             g = item["generate"]
             sizes = set_sizes(
-                int(g["count"]),
+                int(cfg.get("files_per_set") or g["count"]),
                 parse_size(g["min"]),
                 parse_size(g["max"]),
                 g.get("distribution", "uniform"),

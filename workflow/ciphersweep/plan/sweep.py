@@ -324,7 +324,8 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
         _pycryptodome_points(cfg, be["pycryptodome"], add, d)
     pure = be.get("purepy")
     if pure is not None and (not pure.get("sets") or d["input_set"] in pure["sets"]):
-        _cipher_points(cfg, "purepy", "purepy", pure["ciphers"], add, d)
+        for impl in pure["impls"]:
+            _cipher_points(cfg, "purepy", impl, pure["ciphers"], add, d)
     if be.get("command") is not None:
         for prog in be["command"]["programs"]:
             argv = tuple(prog.get(op, ()))
