@@ -112,6 +112,17 @@ def summary_context(rows: list[tuple[Point, dict[str, Any]]], **cfg: Any) -> Con
     )
 
 
+# the programs of pousa2011 as point fields (each with impl ref unless it says)
+POUSA_SHAPES: dict[str, dict[str, Any]] = {
+    "seq": {"backend": "seq"},
+    "omp": {"backend": "omp", "threads": 8},
+    "mpi8": {"backend": "mpi", "ranks": 8},
+    "mpi16": {"backend": "mpi", "ranks": 16},
+    "mpi32": {"backend": "mpi", "ranks": 32},
+    "cuda": {"backend": "cuda", "impl": "gpu-ref", "gpus": 1, "block_threads": 256},
+}
+
+
 def run_spec(tmp_path: Path, point: Point, input_path: Path, **over: Any) -> RunSpec:
     """A bench job's spec for ``point`` outside the workflow: its raw file and log under
     ``tmp_path``, the kernels of the test build, no energy probe (``over`` changes

@@ -33,7 +33,7 @@ from ciphersweep.analysis.compare.sources import measured
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.analysis.tables import registry
 from ciphersweep.plan import config, config_checks
-from support import ROOT, base_config, make_point
+from support import POUSA_SHAPES, ROOT, base_config, make_point
 from support import summary_context as _ctx
 
 SEQ = make_point(size="1KiB", backend="seq", impl="ref", cipher="aes-128-ecb")
@@ -988,16 +988,8 @@ def test_centellas_3des_is_set_above_every_other_cipher_in_each_operation() -> N
 
 def _pousa_shapes(times: dict[str, float]) -> tables.Context:
     """One 255MiB cell per pousa2011 program, t_total with a ±1% interval."""
-    shapes = {
-        "seq": {"backend": "seq"},
-        "omp": {"backend": "omp", "threads": 8},
-        "mpi8": {"backend": "mpi", "ranks": 8},
-        "mpi16": {"backend": "mpi", "ranks": 16},
-        "mpi32": {"backend": "mpi", "ranks": 32},
-        "cuda": {"backend": "cuda", "impl": "gpu-ref", "gpus": 1, "block_threads": 256},
-    }
     rows = []
-    for name, shape in shapes.items():
+    for name, shape in POUSA_SHAPES.items():
         t = times[name]
         shape = {"impl": "ref", **shape}
         point = make_point(size="255MiB", cipher="aes-128-ecb", **shape)

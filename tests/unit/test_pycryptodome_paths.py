@@ -19,7 +19,7 @@ from ciphersweep.plan import config as cs_config
 from ciphersweep.plan.sweep import Point, expand
 from Crypto.Cipher import AES
 from Crypto.Util.Padding import pad
-from support import ROOT, base_config, make_point
+from support import ROOT, base_config, make_point, run_spec
 
 
 class _Counting:
@@ -87,17 +87,16 @@ def test_one_path_ciphers_refuse_the_portable_impl() -> None:
         kp.factory(c, "portable")
 
 
+def _point(impl: str, cipher: str, **over: Any) -> Point:
+    """A PyCryptodome point of a 4,097-byte input, two repetitions."""
+    fields = {"size_bytes": 4097, "reps": 2, "backend": "pycryptodome", **over}
+    return make_point(size="in", impl=impl, cipher=cipher, **fields)
+
+
 def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     data = tmp_path / "in.bin"
     data.write_bytes(bytes((i * 11 + 5) % 256 for i in range(4097)))
-    spec = runner.RunSpec(
-        campaign="t",
-        input_path=str(data),
-        out_path=str(tmp_path / "raw" / f"{p.id}.jsonl"),
-        log_path=str(tmp_path / "logs" / f"{p.id}.log"),
-        energy="none",
-        timeout_s=60,
-    )
+    spec = run_spec(tmp_path, p, data, timeout_s=60)
     res = runner.run_point(p, spec)
     recs = [json.loads(x) for x in Path(spec.out_path).read_text().splitlines()]
     return res, recs
@@ -105,15 +104,7 @@ def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]
 
 @pytest.mark.parametrize("op", ["encrypt", "decrypt"])
 def test_a_portable_point_runs_verified_and_says_so(tmp_path: Path, op: str) -> None:
-    p = make_point(
-        size="in",
-        size_bytes=4097,
-        reps=2,
-        backend="pycryptodome",
-        impl="portable",
-        cipher="aes-256-cbc",
-        op=op,
-    )
+    p = _point("portable", "aes-256-cbc", op=op)
     assert p.id.startswith("pycryptodome-portable-aes-256-cbc-")
     args = launch.kernel_args(p, input_path="in", json_path="out")
     assert args[args.index("--impl") + 1] == "portable"
@@ -127,14 +118,7 @@ def test_a_portable_point_runs_verified_and_says_so(tmp_path: Path, op: str) -> 
 
 
 def test_the_librarys_choice_names_its_code(tmp_path: Path) -> None:
-    p = make_point(
-        size="in",
-        size_bytes=4097,
-        reps=1,
-        backend="pycryptodome",
-        impl="pycryptodome",
-        cipher="aes-128-cbc",
-    )
+    p = _point("pycryptodome", "aes-128-cbc", reps=1)
     res, recs = _run(tmp_path, p)
     assert res["status"] == "ok", res
     assert recs[0]["aes_path"] == kp.aes_path(ciphers.cipher("aes-128-cbc"), p.impl)

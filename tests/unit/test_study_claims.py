@@ -10,14 +10,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import pytest
 from ciphersweep.analysis.compare.claims import FAILS, HOLDS, INCONCLUSIVE, claim_rows
 from ciphersweep.analysis.compare.published import published_rows, rank_rows
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan import config as cs_config
 from ciphersweep.plan.study_files import load_claims, load_published
-from support import ROOT, base_config, make_point
+from support import POUSA_SHAPES, ROOT, base_config, make_point, summary_context
 
 PUB = ROOT / "config" / "campaigns" / "published"
 MIB = 2**20
@@ -32,24 +31,15 @@ def _verdict(ctx: tables.Context, study: str, cid: str) -> tuple[str, str]:
     return row["verdict"], row["numbers"]
 
 
-def _ctx(times: dict[Any, float], spread: float = 0.01) -> tables.Context:
-    """A campaign whose points took these (median) times, each with an interval of
-    +-``spread``."""
-    summary = pd.DataFrame(
+def _ctx(times: dict[Any, float]) -> tables.Context:
+    """A campaign whose points took these (median) times, each with a +-1% interval."""
+    return summary_context(
         [
-            {
-                "point": p.id,
-                "status": "ok",
-                "t_total_median": t,
-                "t_total_ci_low": (1 - spread) * t,
-                "t_total_ci_high": (1 + spread) * t,
-                "t_total_ci_level": 0.95,
-            }
+            (p, {"t_total_median": t, "t_total_ci_low": 0.99 * t,
+                 "t_total_ci_high": 1.01 * t})
             for p, t in times.items()
         ]
-    )
-    cfg = {"baseline": {"backend": "seq", "impl": "ref"}}
-    return tables.Context(cfg, list(times), summary)
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------ rondon2025
@@ -144,18 +134,10 @@ def test_the_published_aes_figures_mark_the_nearer_code() -> None:
 
 
 def _pousa(at_1kib: dict[str, float], at_1mib: dict[str, float]) -> tables.Context:
-    shapes = {
-        "seq": {"backend": "seq"},
-        "omp": {"backend": "omp", "threads": 8},
-        "mpi8": {"backend": "mpi", "ranks": 8},
-        "mpi16": {"backend": "mpi", "ranks": 16},
-        "mpi32": {"backend": "mpi", "ranks": 32},
-        "cuda": {"backend": "cuda", "impl": "gpu-ref", "gpus": 1, "block_threads": 256},
-    }
     times = {}
     for size, ts in (("1KiB", at_1kib), ("1MiB", at_1mib)):
         for name, t in ts.items():
-            shape = {"impl": "ref", **shapes[name]}
+            shape = {"impl": "ref", **POUSA_SHAPES[name]}
             times[make_point(size=size, cipher="aes-128-ecb", **shape)] = t
     return _ctx(times)
 
