@@ -494,11 +494,15 @@ CAPTION_BASIS = cs_wording.FromSummary(CFG, f"{RES}/summary.csv")
 
 def campaign_summary(ok):
     """Log the end-of-campaign summary (printed by the console plugin as it is); the
-    process then ends when its work does (ciphersweep.campaign.ending)."""
+    process then ends when its work does (ciphersweep.campaign.ending). A finished
+    campaign that measured nothing ends with that line and exit status 1."""
     command = cs_console.report_command(REPORT, CAMPAIGN_FILES)
     lines = cs_console.summary_lines(RES, REPORT, command, ok=ok, cfg=CFG)
     logger.info("\n".join(lines), extra={"ciphersweep": "summary"})
     cs_ending.end_promptly()
+    nothing = cs_console.nothing_measured(RES) if ok else None
+    if nothing:
+        raise WorkflowError(nothing)
 
 
 def gen_spec():

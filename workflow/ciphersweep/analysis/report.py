@@ -26,7 +26,7 @@ from ciphersweep.analysis.history import outputs as cs_history
 from ciphersweep.analysis.history import trends as cs_trends
 from ciphersweep.analysis.tables import model as cs_tables
 from ciphersweep.analysis.tables import registry
-from ciphersweep.core import wording
+from ciphersweep.core import outcome, wording
 from ciphersweep.core.atomic import write_text
 from ciphersweep.plan.sweep import Point
 
@@ -197,6 +197,7 @@ def page(
         where_ran=where_ran(tabs),
         measured=len(points) - len(failures),
         total=len(points),
+        nothing=outcome.nothing_measured(len(points), len(points) - len(failures)),
         headlines=headline_speedups(tabs),
         summary_tables=[
             (heading, _html(t))

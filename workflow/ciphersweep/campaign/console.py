@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from ciphersweep.core import stats, wording
+from ciphersweep.core import outcome, stats, wording
 from ciphersweep.core.atomic import is_temp
 
 MAX_REASONS = 3
@@ -83,6 +83,26 @@ def _names(folder: Path, suffix: str) -> list[str]:
     )
 
 
+def _nothing(res: Path, summary: pd.DataFrame) -> str | None:
+    return outcome.nothing_measured(
+        len(summary),
+        outcome.measured(summary.to_dict("records")),
+        str(res / outcome.FAILURES),
+    )
+
+
+def nothing_measured(res_dir: str | Path) -> str | None:
+    """The line a finished campaign that measured nothing ends with (its exit status
+    is then 1): ``ciphersweep: nothing measured: N of N points failed (see
+    <results>/failures.csv)``; None when a point was measured or none was gathered."""
+    res = Path(res_dir)
+    summary = _read_summary(res / "summary.csv")
+    if summary is None or "status" not in summary:
+        return None
+    nothing = _nothing(res, summary)
+    return f"ciphersweep: {nothing}" if nothing else None
+
+
 def report_command(
     report: str | Path, configfiles: Sequence[str] = (), profile: str = "local"
 ) -> str:
@@ -119,15 +139,19 @@ def summary_lines(
             lines.append(
                 f"    ... {len(failed) - MAX_REASONS} more in {res / 'failures.csv'}"
             )
-        noisy, measured = noisy_cells(summary, cfg or {})
-        target = stats.target_of(cfg or {})
-        basis = wording.basis_of(cfg or {}, summary.to_dict("records"))
-        lines.append(
-            f"  noisy cells: {noisy} of {measured} times have an interval wider than "
-            f"±{100 * target:g}% or too few repetitions for a "
-            f"{stats.percent_number(stats.CONFIDENCE)}% one ({basis.title()}; "
-            "footnoted in the tables, hollow in the plots)"
-        )
+        nothing = _nothing(res, summary)
+        if nothing is None:
+            noisy, measured = noisy_cells(summary, cfg or {})
+            target = stats.target_of(cfg or {})
+            basis = wording.basis_of(cfg or {}, summary.to_dict("records"))
+            lines.append(
+                f"  noisy cells: {noisy} of {measured} times have an interval wider "
+                f"than ±{100 * target:g}% or too few repetitions for a "
+                f"{stats.percent_number(stats.CONFIDENCE)}% one ({basis.title()}; "
+                "footnoted in the tables, hollow in the plots)"
+            )
+        elif not ok:  # a finished run ends with it (nothing_measured)
+            lines.append(f"  {nothing}")
     tables = _names(res / "tables", ".csv")
     if tables:
         lines.append(

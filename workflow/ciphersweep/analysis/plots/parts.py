@@ -89,7 +89,8 @@ def plot_cuda_copy(ctx: Context) -> Any:
     if cuda:  # beside the axes: inside, every place covers a bar that reaches 100 %
         style.legend(ax, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     else:
-        style.nothing_drawn(ax, "no CUDA point measured (reasons in failures.csv)")
+        why = "no CUDA point measured (reasons in failures.csv)"
+        style.nothing_drawn(ax, style.empty_note(ctx, why))
     style.flag_note(fig, False, ctx, interval=False)
     return fig
 
@@ -121,8 +122,7 @@ def plot_energy(ctx: Context) -> Any:
         ax.grid(True, which="major", alpha=0.3)
         style.legend(ax)
     else:
-        style.nothing_drawn(
-            ax, "no energy measured (reasons in the energy table's notes)"
-        )
+        why = "no energy measured (reasons in the energy table's notes)"
+        style.nothing_drawn(ax, style.empty_note(ctx, why))
     style.flag_note(fig, False, ctx, interval=False)
     return fig

@@ -138,8 +138,8 @@ def plot_speedup(ctx: Context) -> Any:
         else:
             _speedup_panel(ax, backend, groups[backend], styles)
     if not panels:
-        axes[0].text(0.5, 0.5, "no speedup measured", ha="center", va="center")
-        axes[0].set_axis_off()
+        why = "no speedup measured (reasons in failures.csv)"
+        style.nothing_drawn(axes[0], style.empty_note(ctx, why))
     fig.suptitle(CAPTIONS["speedup_vs_p"][0])
     style.flag_note(fig, any(x[4] for pts in groups.values() for x in pts), ctx)
     return fig

@@ -13,7 +13,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ciphersweep.analysis.plots.legend import place
 from ciphersweep.analysis.tables.model import Context, Measured, row_labels
-from ciphersweep.core import stats
+from ciphersweep.core import outcome, stats
 from ciphersweep.plan.sweep import Point
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
@@ -140,8 +140,20 @@ def size_axis(ax: Any, sizes: Sequence[str]) -> None:
 
 def nothing_drawn(ax: Any, note: str) -> None:
     """THE note of axes with nothing to draw: centred in the axes, whatever their data
-    limits (the reason, never an empty or zero-looking plot)."""
+    limits, which show no ticks or grid (the reason, never an empty or zero-looking
+    plot)."""
+    ax.tick_params(which="both", bottom=False, left=False)
+    ax.tick_params(which="both", labelbottom=False, labelleft=False)
+    ax.grid(False)
     ax.text(0.5, 0.5, note, ha="center", va="center", transform=ax.transAxes)
+
+
+def empty_note(ctx: Context, otherwise: str) -> str:
+    """What axes with nothing to draw say: the campaign's "nothing measured: N of N
+    points failed (see failures.csv)" when none of its points was measured
+    (:mod:`ciphersweep.core.outcome`), else ``otherwise`` (why these axes have none)."""
+    measured = sum(ok(ctx.by_point.get(p.id)) for p in ctx.points)
+    return outcome.nothing_measured(len(ctx.points), measured) or otherwise
 
 
 def legend(ax: Any, **kw: Any) -> None:

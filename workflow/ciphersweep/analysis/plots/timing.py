@@ -30,9 +30,11 @@ def plot_time(ctx: Context) -> Any:
     variants = _variants(ctx.points)
     fig, axes = style.figure(ncols=len(variants))
     any_wide = False
+    drawn = []  # the panels with a measured point
     for ax, variant in zip(axes, variants):
         pts_v = [p for p in ctx.points if p.variant == variant]
-        for i, (label, pts) in enumerate(style.series(ctx, pts_v).items()):
+        lines = style.series(ctx, pts_v)
+        for i, (label, pts) in enumerate(lines.items()):
             got = [(p.size_bytes, formulas.time_cell(ctx, r)) for p, r in pts]
             xs = [x for x, c in got if c is not None]
             cells = [c for _, c in got if c is not None]
@@ -54,11 +56,16 @@ def plot_time(ctx: Context) -> Any:
         caption = CAPTIONS["time_vs_size"][0]
         title(ax, f"{caption} [{variant}]" if variant else caption)
         ax.grid(True, which="major", alpha=0.3)
-        style.legend(ax)
+        if lines:
+            style.legend(ax)
+            drawn.append(ax)
+        else:
+            why = f"no point of build {variant} measured (reasons in failures.csv)"
+            style.nothing_drawn(ax, style.empty_note(ctx, why))
     style.flag_note(fig, any_wide, ctx)
-    if len(variants) > 1:  # one y range, so that panels compare at a glance
-        lows, highs = zip(*(ax.get_ylim() for ax in axes))
-        for ax in axes:
+    if len(drawn) > 1:  # one y range, so that panels compare at a glance
+        lows, highs = zip(*(ax.get_ylim() for ax in drawn))
+        for ax in drawn:
             ax.set_ylim(min(lows), max(highs))
     return fig
 
@@ -109,7 +116,11 @@ def plot_variants(ctx: Context) -> Any:
         ax.set_ylabel(f"time at {largest} (s, {ctx.statistic})")
         title(ax, f"{CAPTIONS['time_vs_variant'][0]}, {op}")
         ax.grid(True, which="major", alpha=0.3)
-        style.legend(ax)
+        if any(len(line.get_xdata()) for line in ax.get_lines()):
+            style.legend(ax)
+        else:
+            why = f"no point at {largest} measured (reasons in failures.csv)"
+            style.nothing_drawn(ax, style.empty_note(ctx, why))
     style.flag_note(fig, any_wide, ctx)
     return fig
 
@@ -122,7 +133,8 @@ def plot_throughput(ctx: Context) -> Any:
     fig, (ax,) = style.figure()
     sizes = list(ctx.columns)
     any_wide = False
-    for i, (label, pts) in enumerate(style.series(ctx).items()):
+    lines = style.series(ctx)
+    for i, (label, pts) in enumerate(lines.items()):
         xs, cells = [], []
         for p, r in pts:
             c = formulas.throughput_cell(ctx, p, r)
@@ -138,5 +150,8 @@ def plot_throughput(ctx: Context) -> Any:
     ax.set_ylabel("throughput (MB/s)")
     title(ax, CAPTIONS["throughput"][0])
     ax.grid(True, which="major", alpha=0.3)
-    style.legend(ax)
+    if lines:
+        style.legend(ax)
+    else:
+        style.nothing_drawn(ax, style.empty_note(ctx, "no point measured"))
     return fig
