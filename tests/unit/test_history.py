@@ -95,7 +95,8 @@ def test_same_run_is_appended_once(tmp_path: Path) -> None:
 
 def _append_many(path: str, tag: str, count: int) -> None:
     for i in range(count):
-        cells = [_cell(f"seq-{j}", 1.0 + i, 0.9 + i, 1.1 + i) for j in range(20)]
+        est = 1.0 + i + (0.5 if tag == "b" else 0.0)  # two campaigns: two results
+        cells = [_cell(f"seq-{j}", est, est - 0.1, est + 0.1) for j in range(20)]
         store.append(path, _run(f"{tag}{i}", f"2026-01-01T00:00:{i:02d}Z"), cells)
 
 
@@ -310,13 +311,12 @@ def test_campaign_dir_as_a_run(tmp_path: Path) -> None:
 
 
 def test_two_appends_of_one_run_time_keep_their_order(tmp_path: Path) -> None:
-    """One campaign directory filed under two machine names within a second: both runs
-    have the same run time, and the later append comes later."""
-    d = _campaign_dir(tmp_path / "c")
+    """Two campaign directories whose records end in the same second, appended within
+    a second: both runs have the same run time, and the later append comes later."""
     path = tmp_path / "h.sqlite"
     filed = []
-    for machine in ("fastbox", "twinbox"):
-        run = runs.from_campaign(d, machine=machine)
+    for name, scale in (("c", 1.0), ("d", 1.5)):
+        run = runs.from_campaign(_campaign_dir(tmp_path / name, scale))
         store.append(path, run.info, run.cells)
         filed.append(run.run_id)
     frame = store.read(path)
@@ -351,7 +351,10 @@ def test_import_and_export(tmp_path: Path) -> None:
     assert imp.stdout.count("added") == 2
     again = _cli("import", str(a), "--store", str(st), cwd=tmp_path)
     assert "already in the store" in again.stdout
-    other = _cli("import", str(a), "--store", str(st), "--machine", "m2", cwd=tmp_path)
+    # another machine's run of the same day, filed under m2 (a's own results filed
+    # again under m2 would be refused: test_history_guard)
+    m2 = _campaign_dir(tmp_path / "m2", 1.1)
+    other = _cli("import", str(m2), "--store", str(st), "--machine", "m2", cwd=tmp_path)
     assert other.returncode == 0 and "added" in other.stdout
     out = tmp_path / "export.csv"
     exp = _cli("export", "--store", str(st), "-o", str(out), cwd=tmp_path)
@@ -360,7 +363,7 @@ def test_import_and_export(tmp_path: Path) -> None:
     assert len(frame) == 6 and frame["run_id"].nunique() == 3
     assert sorted(frame["machine"].unique()) == ["box", "m2"]
     # b (twice a's times, the latest run) against a on the same machine, never
-    # against the copy of a filed under m2
+    # against the later run filed under m2
     rows = regress.regressions(store.read(st))
     assert [r["verdict"] for r in rows] == [regress.REGRESSION] * 2
     assert {(r["machine"], r["baseline_machine"]) for r in rows} == {("box", "box")}
@@ -571,8 +574,31 @@ def test_the_regressions_caption_states_levels_bands_and_counts() -> None:
     frame = _frame([(_run("r1", "t1"), [old]), (_run("r2", "t2"), [new])])
     rows = regress.regressions(frame, min_change=0.1)
     caption = outputs.regressions_caption(rows)
-    assert "level 56.2%" in caption and "95%" not in caption
+    assert "at 56.2 %" in caption and "95" not in caption
     assert "over 3 repetitions per cell" in caption
-    assert "bands ±10%" in caption
+    assert "bands ±10 %" in caption
     assert "1 regression, 0 improvement, 0 no change, 0 inconclusive" in caption
     assert "(median)" in caption
+
+
+def test_history_captions_state_what_the_stored_cells_rest_on() -> None:
+    """The runs table and the trend plot say the statistic, the levels and the
+    repetitions the stored cells were computed with, not a typed 95 %."""
+    frame = _frame(
+        [
+            (
+                {**_run("r1", "t1"), "statistic": "mean"},
+                [_cell("seq-a", 1.0, 0.9, 1.1, ci_level=0.75, n=3)],
+            ),
+            (
+                {**_run("r2", "t2"), "statistic": "mean"},
+                [_cell("seq-a", 1.0, 0.9, 1.1, n=1966)],
+            ),
+        ]
+    )
+    basis = outputs.stored_basis(frame)
+    assert basis == "the mean with its 75-95 % interval, 3-1,966 repetitions per cell"
+    assert basis in outputs.history_table(frame).caption
+    assert basis in trends.caption(basis) and "95 % confidence" not in trends.caption(
+        basis
+    )

@@ -75,7 +75,17 @@ def what_ran(
             "Container runtime",
             str(cfg.get("platform", {}).get("container", {}).get("runtime", "none")),
         ),
+        ("History", history_fact(cfg)),
     ]
+
+
+def history_fact(cfg: dict[str, Any]) -> str:
+    """Whether this campaign went into the history store (off: no History section,
+    whatever history tables an earlier run left)."""
+    hist = cfg.get("history") or {}
+    if not hist.get("enabled", True):
+        return "off (history.enabled: false): not appended, no regressions judged"
+    return f"appended to {cs_history.store_path(cfg)}"
 
 
 def where_ran(tabs: Sequence[cs_tables.Table]) -> list[tuple[str, str]]:
@@ -134,12 +144,13 @@ def history_parts(paths: Sequence[str | Path]) -> dict[str, Any] | None:
     if not paths:
         return None
     hist, regs, png = (Path(p) for p in paths)
-    runs = cs_history.history_table(cs_history.read_history(hist))
+    stored = cs_history.read_history(hist)
+    runs = cs_history.history_table(stored)
     table = cs_history.regressions_table(cs_history.read_regressions(regs))
     plot = {
         "name": cs_trends.NAME,
         "title": cs_trends.TITLE,
-        "caption": cs_trends.CAPTION,
+        "caption": cs_trends.caption(cs_history.stored_basis(stored)),
         "src": _png_data(png),
         "files": f"plots/{cs_trends.NAME}.png, .pdf, .svg; tables/history.csv, "
         "regressions.csv",

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import pandas as pd
 
 from ciphersweep.analysis.render import render_latex, render_markdown
 from ciphersweep.analysis.tables.model import Table
+from ciphersweep.core import stats, wording
 from ciphersweep.core.atomic import replacing, write_text
 from ciphersweep.job import provenance
 
@@ -125,7 +126,7 @@ def history_table(frame: pd.DataFrame) -> Table:
         {},
         row_header="cell",
         caption="One column per run kept in the history store (in order, with its git "
-        "revision; '+': local changes), the campaign's statistic with its 95% interval.",
+        f"revision; '+': local changes): {stored_basis(frame)}.",
         show_intervals=True,
     )
     for cell in frame.to_dict("records"):
@@ -142,10 +143,30 @@ def history_table(frame: pd.DataFrame) -> Table:
     return t
 
 
-def _span(values: Sequence[float], fmt: str) -> str:
-    """``95%`` or ``90.2-95%``: one figure, or the range the cells took."""
-    lo, hi = min(values), max(values)
-    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)}-{fmt.format(hi)}"
+def _numbers(values: Iterable[Any]) -> list[float]:
+    return [f for f in (regress._f(v) for v in values) if f is not None]
+
+
+def stored_basis(frame: pd.DataFrame | Sequence[Mapping[str, Any]]) -> str:
+    """What stored cells rest on, as they were computed: ``the median with its
+    75-95 % interval, 3-7 repetitions per cell`` (from their statistic, ci_level and
+    n; core.wording's forms)."""
+    rows = frame.to_dict("records") if isinstance(frame, pd.DataFrame) else frame
+    names = sorted({str(r["statistic"]) for r in rows if r.get("statistic")})
+    levels = _numbers(r.get("ci_level") for r in rows)
+    reps = [int(n) for n in _numbers(r.get("n") for r in rows)]
+    what = " / ".join(names) or "the campaign's statistic"
+    level = (
+        f"its {wording.level_range((min(levels), max(levels)))} interval"
+        if levels
+        else "no interval"
+    )
+    count = (
+        wording.span(wording.count(min(reps)), wording.count(max(reps)))
+        if reps
+        else "an unrecorded number of"
+    )
+    return f"the {what} with {level}, {count} repetitions per cell"
 
 
 def regressions_caption(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -159,18 +180,25 @@ def regressions_caption(rows: Sequence[Mapping[str, Any]]) -> str:
     )
     basis = ""
     if judged:
-        levels = [100 * float(r["level"]) for r in judged]
-        bands = [100 * (regress._f(r.get("band")) or 0.0) for r in judged]
+        levels = _numbers(r["level"] for r in judged)
+        bands = [
+            stats.percent_number(b) for b in _numbers(r.get("band") for r in judged)
+        ]
         reps = [
             int(n)
-            for r in judged
-            for n in (r.get("n"), r.get("baseline_n"))
-            if regress._f(n) is not None
+            for n in _numbers(
+                v for r in judged for v in (r.get("n"), r.get("baseline_n"))
+            )
         ]
+        count = (
+            wording.span(wording.count(min(reps)), wording.count(max(reps)))
+            if reps
+            else "an unrecorded number of"
+        )
         basis = (
-            f" Factor intervals at level {_span(levels, '{:.3g}%')} (the product of "
-            f"the two cells' levels), over {_span(reps, '{:d}') if reps else 'unknown'} "
-            f"repetitions per cell; bands ±{_span(bands, '{:.3g}%')}."
+            f" Factor intervals at {wording.level_range((min(levels), max(levels)))} "
+            f"(the product of the two cells' levels), over {count} repetitions per "
+            f"cell; bands ±{wording.span(min(bands, key=float), max(bands, key=float))} %."
         )
     return (
         f"Each cell of the latest run ({' / '.join(stats_used) or 'its statistic'}) "

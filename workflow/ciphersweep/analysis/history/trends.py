@@ -23,18 +23,27 @@ from ciphersweep.analysis.plots.legend import place
 from ciphersweep.analysis.plots.titles import title
 from ciphersweep.core.atomic import replacing
 
+from . import TREND
 from .regress import estimate, run_order
 
-NAME = "history_trend"
+NAME = TREND
 TITLE = "Time over the runs of this campaign"
-CAPTION = (
-    "Each cell's time (the campaign's statistic, seconds, logarithmic axis) in every "
-    "run kept in the history store, one panel per backend; x: the runs in order with "
-    "the git revision they ran ('+': local changes; the build fingerprint below where the builds differ); error bars: the 95 % confidence "
-    "interval. A colour per cell, a line style and marker per machine: runs on "
-    "different machines are separate series, never one line. Before the second run "
-    "the figure only says that a trend needs two."
-)
+
+
+def caption(basis: str) -> str:
+    """The trend plot's caption; ``basis``: what the stored cells rest on
+    (:func:`ciphersweep.analysis.history.outputs.stored_basis`)."""
+    return (
+        f"Each cell's time ({basis}; seconds, logarithmic axis) in every run kept in "
+        "the history store, one panel per backend; x: the runs in order with the git "
+        "revision they ran ('+': local changes; the build fingerprint below where the "
+        "builds differ); error bars: each cell's interval at the level stored with it. "
+        "A colour per cell, a line style and marker per machine: runs on different "
+        "machines are separate series, never one line. Before the second run the "
+        "figure only says that a trend needs two."
+    )
+
+
 LINESTYLES = ("-", "--", ":", "-.")
 MARKERS = ("o", "s", "^", "D", "v", "P")
 
