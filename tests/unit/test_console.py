@@ -236,3 +236,35 @@ def test_the_plan_summary_is_a_screenful_at_any_size() -> None:
     many = plan_summary.lines({k: NO_RECORDS for k in shapes}, shapes)
     assert many[1].endswith(", 4 more shapes")
     assert plan_summary.lines({}, points) == []
+
+
+def test_the_summary_counts_every_verdict_inconclusive_ones_too(tmp_path: Path) -> None:
+    """The end of a campaign counts the claims', references' and regressions' verdicts
+    by the judgement rule's words; the history's only while the history is on."""
+    res = tmp_path / "results" / "c"
+    (res / "compare").mkdir(parents=True)
+    (res / "tables").mkdir()
+    pd.DataFrame(
+        {
+            "id": ["a", "b", "c"],
+            "verdict": [
+                "holds",
+                "inconclusive: the intervals overlap in 1 of 2 cells",
+                "inconclusive: its interval reaches both sides of 2 ±10%",
+            ],
+        }
+    ).to_csv(res / "compare" / "claims.csv", index=False)
+    pd.DataFrame({"point": ["p", "q"], "verdict": ["regression", "n/a"]}).to_csv(
+        res / "tables" / "regressions.csv", index=False
+    )
+    cmd = console.report_command(res / "report.html")
+    lines = console.summary_lines(res, res / "report.html", cmd)
+    assert (
+        f"  claims: 1 holds, 2 inconclusive ({res / 'compare' / 'claims.csv'})" in lines
+    )
+    assert any(
+        line.startswith("  regressions: 1 n/a, 1 regression (") for line in lines
+    )
+    off = {"history": {"enabled": False}}
+    lines = console.summary_lines(res, res / "report.html", cmd, cfg=off)
+    assert not any(line.startswith("  regressions:") for line in lines)

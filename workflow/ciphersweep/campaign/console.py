@@ -103,6 +103,41 @@ def nothing_measured(res_dir: str | Path) -> str | None:
     return f"ciphersweep: {nothing}" if nothing else None
 
 
+# the verdict files a campaign may leave, and what their verdicts judge
+VERDICT_FILES = (
+    ("claims", Path("compare") / "claims.csv"),
+    ("references", Path("compare") / "references.csv"),
+    ("regressions", Path("tables") / "regressions.csv"),
+)
+
+
+def verdict_counts(path: Path) -> dict[str, int]:
+    """How many rows of a verdict file have each verdict (the words before a ``:``,
+    so ``inconclusive: the intervals overlap ...`` counts as ``inconclusive``)."""
+    try:
+        frame = pd.read_csv(path, keep_default_na=False)
+    except (OSError, ValueError):
+        return {}
+    if "verdict" not in frame:
+        return {}
+    words = frame["verdict"].astype(str).str.split(":", n=1).str[0].str.strip()
+    return {str(k): int(v) for k, v in words.value_counts(sort=False).items()}
+
+
+def verdict_lines(res: Path, include_history: bool = True) -> list[str]:
+    """One line per verdict file the campaign wrote, counting each verdict (the
+    inconclusive ones among them) by the one judgement rule's words."""
+    out = []
+    for name, rel in VERDICT_FILES:
+        if name == "regressions" and not include_history:
+            continue
+        counts = verdict_counts(res / rel)
+        if counts:
+            shown = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
+            out.append(f"  {name}: {shown} ({res / rel})")
+    return out
+
+
 def report_command(
     report: str | Path, configfiles: Sequence[str] = (), profile: str = "local"
 ) -> str:
@@ -157,9 +192,14 @@ def summary_lines(
         lines.append(
             f"  tables: {res / 'tables'}/ ({', '.join(tables)}; .csv .md .tex)"
         )
-    plots = _names(res / "plots", ".png")
     if plots:
         lines.append(f"  plots:  {res / 'plots'}/ ({', '.join(plots)}; .png .pdf .svg)")
+    if history_off:
+        lines.append(
+            "  history: off (history.enabled: false)"
+            + (f"; {', '.join(earlier)} are from an earlier run" if earlier else "")
+        )
+    lines += verdict_lines(res, include_history=not history_off)
     rep = Path(report)
     lines.append(
         f"  report: {rep}" if rep.exists() else f"  report: not made yet ({rep})"
