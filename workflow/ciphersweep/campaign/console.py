@@ -192,14 +192,11 @@ def summary_lines(
         lines.append(
             f"  tables: {res / 'tables'}/ ({', '.join(tables)}; .csv .md .tex)"
         )
+    plots = _names(res / "plots", ".png")
     if plots:
         lines.append(f"  plots:  {res / 'plots'}/ ({', '.join(plots)}; .png .pdf .svg)")
-    if history_off:
-        lines.append(
-            "  history: off (history.enabled: false)"
-            + (f"; {', '.join(earlier)} are from an earlier run" if earlier else "")
-        )
-    lines += verdict_lines(res, include_history=not history_off)
+    history_on = (cfg or {}).get("history", {}).get("enabled", True)
+    lines += verdict_lines(res, include_history=history_on)
     rep = Path(report)
     lines.append(
         f"  report: {rep}" if rep.exists() else f"  report: not made yet ({rep})"
