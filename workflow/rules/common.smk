@@ -55,9 +55,8 @@ from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 # what the command line gave; it is read, never changed.
 CAMPAIGN_FILES = cs_source.campaign_files(sys.argv[1:])
 try:
-    CFG = cs_config.validate(
-        cs_source.campaign(config, CAMPAIGN_FILES), root=PROJECT, workdir=Path.cwd()
-    )
+    RAW_CFG = cs_source.from_command_line(config, sys.argv[1:])
+    CFG = cs_config.validate(RAW_CFG, root=PROJECT, workdir=Path.cwd())
 except cs_config.ConfigError as exc:
     # no job started; the console (profiles/default) shows the one line naming the key
     # and what is allowed, without Snakemake's frame lines

@@ -38,6 +38,8 @@ from snakemake_interface_logger_plugins.base import LogHandlerBase
 from snakemake_interface_logger_plugins.common import LogEvent
 from snakemake_interface_logger_plugins.settings import LogHandlerSettingsBase
 
+from snakemake_logger_plugin_ciphersweep import before_run
+
 BENCH_RULE = "bench"
 BAR_WIDTH = 20
 LOG_EVERY_S = 30.0
@@ -55,7 +57,8 @@ def condensed(text: str) -> str | None:
     Snakemake's "Cannot restore <file>: no backup found." after a failed job that had
     no previous output says nothing a user can act on (there was nothing to keep);
     an exception report that carries the workflow's own one-line message is that
-    line alone."""
+    line alone, and so is one of what stopped Snakemake before the workflow ran
+    (:mod:`.before_run`)."""
     if text.startswith("Cannot restore ") and text.rstrip().endswith(
         "no backup found."
     ):
@@ -63,6 +66,9 @@ def condensed(text: str) -> str | None:
     own = _own_message(text)
     if own and ("Exception" in text or "Error" in text):
         return own
+    early = before_run.one_line(text) if "Error" in text else None
+    if early:
+        return early
     if "Write-protected output files for rule" in text:
         return _protected(text)
     return text
@@ -387,7 +393,8 @@ class LogHandler(LogHandlerBase):
         text = self.format(record)
         stream = self.stream
         if getattr(record, "exception", None):  # an exception report: on stderr
-            text, stream = _own_message(text) or text, sys.stderr
+            own = _own_message(text) or before_run.one_line(text)
+            text, stream = own or text, sys.stderr
         if text and text != "None":
             stream.write(text + "\n")
             stream.flush()
