@@ -261,6 +261,8 @@ def _one_line(proc: subprocess.CompletedProcess[str]) -> str:
         ("bomb.yaml", BOMB, "bomb.yaml:6: the aliases expand to more than 100,000"),
         ("tab.yaml", "campaign: t\nsizes:\n\t- 1KiB\n", "tab.yaml:3: YAML syntax"),
         ("latin1.yaml", b"campaign: caf\xe9\n", "latin1.yaml:1: not UTF-8 text"),
+        ("empty.yaml", "", "empty.yaml: not a mapping of keys"),
+        ("list.yaml", "- campaign\n", "list.yaml: not a mapping of keys"),
     ],
 )
 def test_snakemake_stops_on_a_file_with_one_line_naming_it(

@@ -33,6 +33,7 @@ CONFIG_MARKS = (
     "_get_overwrite_config",
     "parse_config",
     "Config file is not valid JSON or YAML",
+    "Config file must be given as JSON or YAML with keys at top level",
     "Invalid config definition",
 )
 # the source cache Snakemake makes as the workflow object is made
