@@ -12,6 +12,7 @@ intrinsics implementations (aesni, vaes) little."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -152,6 +153,19 @@ def _import(results: Path, store: Path, machine: str) -> None:
     assert proc.returncode == 0, proc.stderr
 
 
+def _later_copy(results: Path, dest: Path) -> Path:
+    """A copy of a campaign's results whose records ran an hour later: the same
+    figures as a run of its own (the same run filed again under another machine name
+    is refused by the store)."""
+    shutil.copytree(results, dest)
+    pq = dest / "measurements.parquet"
+    meas = pd.read_parquet(pq)
+    later = pd.to_datetime(meas["timestamp"], utc=True) + pd.Timedelta(hours=1)
+    meas["timestamp"] = later.dt.strftime("%Y-%m-%dT%H:%M:%SZ")
+    meas.to_parquet(pq)
+    return dest
+
+
 def _judge(work: Path, store: Path, compare_machines: bool) -> dict[str, Any]:
     """The history target alone over ``store`` in ``work``: its regressions.csv."""
     cfg = _cfg(
@@ -168,12 +182,14 @@ def _judge(work: Path, store: Path, compare_machines: bool) -> dict[str, Any]:
 
 
 def test_identical_results_flag_nothing(history: dict[str, Any]) -> None:
-    """Run a's results filed twice, under two machine names, and compared across
-    them: every cell is "no change" with a factor of exactly 1."""
+    """Run a's figures filed twice, under two machine names (the second an hour
+    later), and compared across them: every cell is "no change" with a factor of
+    exactly 1."""
     tmp = history["tmp"]
     twin = tmp / "twin.sqlite"
-    for machine in ("fastbox", "twinbox"):
-        _import(tmp / "a" / "results" / CAMPAIGN, twin, machine)
+    results = tmp / "a" / "results" / CAMPAIGN
+    _import(results, twin, "fastbox")
+    _import(_later_copy(results, tmp / "twin-a" / CAMPAIGN), twin, "twinbox")
     rows = _judge(tmp / "a", twin, compare_machines=True)
     assert set(rows) == NATIVE | {OPENSSL}
     # the factor is exactly 1; its interval decides between "no change" (inside the

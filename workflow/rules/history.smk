@@ -1,10 +1,20 @@
 # The results history (ciphersweep.analysis.history): a finished campaign appends its cells to
 # the store (history.path; opt out with history.enabled: false), and the `history`
 # target writes the campaign's runs, the latest run's regressions and trend plots.
-# Nothing here reads or writes the store while the workflow is parsed.
+# While the workflow is parsed the store is only checked, read-only, before any job
+# (ciphersweep.campaign.preflight): a file that is not a store stops the run at once.
 localrules:
     history,
     history_check,
+
+
+def history_step(output, fn, *args):
+    """A history step; a store or a campaign's results that it cannot use are one
+    line (ciphersweep.analysis.history.outputs.PROBLEMS)."""
+    try:
+        return cs_console.write_step(output, fn, *args)
+    except cs_history.PROBLEMS as exc:
+        raise WorkflowError(f"ciphersweep: {exc}") from None
 
 
 if HISTORY["enabled"]:
@@ -24,7 +34,7 @@ if HISTORY["enabled"]:
             store=HISTORY["path"],
             kernels=lambda wildcards: kernel_digests(),
         run:
-            cs_console.write_step(
+            history_step(
                 output,
                 cs_history.append_campaign,
                 CFG,
@@ -63,7 +73,7 @@ rule history:
         min_change=HISTORY["min_change"],
         basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
-        cs_console.write_step(output, cs_history.write_history, CFG, output, log[0])
+        history_step(output, cs_history.write_history, CFG, output, log[0])
         warn_inconclusive(output.regressions_csv)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from ciphersweep.analysis import history
 from ciphersweep.core import outcome, stats, wording
 from ciphersweep.core.atomic import is_temp
 
@@ -188,15 +189,24 @@ def summary_lines(
         elif not ok:  # a finished run ends with it (nothing_measured)
             lines.append(f"  {nothing}")
     tables = _names(res / "tables", ".csv")
+    plots = _names(res / "plots", ".png")
+    history_off = not (cfg or {}).get("history", {}).get("enabled", True)
+    if history_off:  # an earlier run's history tables are not this run's
+        earlier = [n for n in tables + plots if n in (*history.TABLES, history.TREND)]
+        tables = [n for n in tables if n not in history.TABLES]
+        plots = [n for n in plots if n != history.TREND]
     if tables:
         lines.append(
             f"  tables: {res / 'tables'}/ ({', '.join(tables)}; .csv .md .tex)"
         )
-    plots = _names(res / "plots", ".png")
     if plots:
         lines.append(f"  plots:  {res / 'plots'}/ ({', '.join(plots)}; .png .pdf .svg)")
-    history_on = (cfg or {}).get("history", {}).get("enabled", True)
-    lines += verdict_lines(res, include_history=history_on)
+    if history_off:
+        lines.append(
+            "  history: off (history.enabled: false)"
+            + (f"; {', '.join(earlier)} are from an earlier run" if earlier else "")
+        )
+    lines += verdict_lines(res, include_history=not history_off)
     rep = Path(report)
     lines.append(
         f"  report: {rep}" if rep.exists() else f"  report: not made yet ({rep})"

@@ -8,7 +8,9 @@ run refused by the lock stays free of side effects:
 * memory: every point's input, output and reference buffers fit in the available
   memory of this machine (local runs);
 * OpenSSL: every cipher of ``backends.openssl.ciphers`` is one the installed OpenSSL
-  provides, or the provider it needs is installed (asked once per process).
+  provides, or the provider it needs is installed (asked once per process);
+* the history store (``history.enabled``): no file yet, or a whole store of a schema
+  this release reads that can be written (read without adding a file beside it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ciphersweep.analysis import compare
+from ciphersweep.analysis.history import store
 from ciphersweep.core.units import size_label
 from ciphersweep.plan.config import ConfigError
 from ciphersweep.plan.sweep import Point
@@ -205,6 +208,27 @@ def check_ciphers(cfg: dict[str, Any]) -> None:
         )
 
 
+# --------------------------------------------------------------------------- history
+
+
+def check_history_store(cfg: dict[str, Any]) -> None:
+    """The store the campaign will append to, as it is now (only read)."""
+    hist = cfg["history"]
+    if not hist["enabled"]:
+        return
+    path = Path(hist["path"])
+    try:
+        store.check(path)
+    except store.StoreError as exc:
+        raise _fail("history.path", str(exc)) from None
+    if path.is_file() and not os.access(path, os.W_OK):
+        raise _fail(
+            "history.path",
+            f"history store {path}: cannot be written here (allowed: a store you can "
+            "write, or history.enabled: false)",
+        )
+
+
 def check(
     cfg: dict[str, Any],
     points: Sequence[Point],
@@ -218,6 +242,7 @@ def check(
     problem = output_problem(outputs)
     if problem:
         raise ConfigError(f"cannot write the results: {problem}")
+    check_history_store(cfg)
     if local:
         check_memory(cfg, points, available_bytes())
     check_ciphers(cfg)

@@ -252,15 +252,23 @@ def number(v: Any) -> float | None:
     return None if math.isnan(f) else f
 
 
-def row_estimate(
-    row: Mapping[str, Any], statistic: str = "median", prefix: str = "t_total"
-) -> Estimate | None:
-    """The chosen statistic of a summary.csv row with its interval (None: no value)."""
+def estimate_columns(
+    statistic: str = "median", prefix: str = "t_total"
+) -> tuple[str, str, str, str]:
+    """The summary.csv columns of a statistic: value, interval low and high, level."""
     if statistic == "mean":
         keys = ("mean", "mean_ci_low", "mean_ci_high", "mean_ci_level")
     else:
         keys = ("median", "ci_low", "ci_high", "ci_level")
-    vals = [number(row.get(f"{prefix}_{k}")) for k in keys]
+    value, low, high, level = (f"{prefix}_{k}" for k in keys)
+    return value, low, high, level
+
+
+def row_estimate(
+    row: Mapping[str, Any], statistic: str = "median", prefix: str = "t_total"
+) -> Estimate | None:
+    """The chosen statistic of a summary.csv row with its interval (None: no value)."""
+    vals = [number(row.get(k)) for k in estimate_columns(statistic, prefix)]
     if vals[0] is None:
         return None
     value = vals[0]

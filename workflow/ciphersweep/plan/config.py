@@ -75,6 +75,7 @@ def validate(
     config_sections.check_build_and_launcher(cfg, root, workdir)
     config_backends.check_aead(cfg["backends"].get("seq"))
     config_sections.check_container(cfg, root)
+    config_sections.check_campaign(cfg)
     config_sections.check_history(cfg)
     return cfg
 

@@ -298,6 +298,32 @@ def check_history(cfg: dict[str, Any]) -> None:
                     f"history; allowed with history.enabled: false: {off!r})",
                 )
 
+# How a history store's files end: history.path's suffixes (its schema pattern) and
+# the files SQLite keeps beside it. A campaign whose results/<campaign>/ directory took
+# one of these names would stand where a store (results/history.sqlite by default)
+# keeps its write-ahead log, and every campaign's append and export would fail.
+STORE_ENDINGS = (".sqlite", ".sqlite3", ".db", "-wal", "-shm", "-journal")
+
+
+def campaign_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a campaign (None: it can)."""
+    if name.lower().endswith(STORE_ENDINGS):
+        return (
+            f"{name!r} ends like a history store's file, so results/{name}/ could "
+            "stand where the store keeps its files (allowed: a name not ending in "
+            + ", ".join(STORE_ENDINGS)
+            + ")"
+        )
+    return None
+
+
+def check_campaign(cfg: dict[str, Any]) -> None:
+    """The campaign's name cannot collide with a history store's files."""
+    problem = campaign_name_problem(str(cfg["campaign"]))
+    if problem:
+        raise _fail("campaign", problem)
+
+
 
 def check_container(cfg: dict[str, Any], root: str | Path) -> None:
     """platform.container: a recipe of the project; one with aes-cuda for cuda."""

@@ -2,7 +2,8 @@
 ``history`` target's tables and trend plot, judge the gate.
 
 * ``history_append``: the campaign's run goes into the store (nothing when the store
-  already holds it); a small JSON marker says which run it was.
+  already holds it); a small JSON marker says which run it was and whether this append
+  added it, read back from the store.
 * ``history``: ``tables/history.csv`` (tidy: one row per cell and run) with
   ``history.md``/``.tex`` (cells x runs, each value with its interval),
   ``tables/regressions.csv``, ``.md`` and ``.tex`` (one row per cell of the latest run, :mod:`.regress`), and
@@ -51,11 +52,25 @@ HISTORY_COLUMNS = (
 )
 
 
+# what the history rules turn into one line ("ciphersweep: ..."): a store or a run
+# that cannot be used
+PROBLEMS = (store.StoreError, runs.RunError)
+
+
 def store_path(cfg: Mapping[str, Any]) -> str:
     return str(cfg.get("history", {}).get("path", "results/history.sqlite"))
 
 
 # ------------------------------------------------------------------ append
+
+
+def _appended_at(path: str, run_id: str) -> str | None:
+    """When the store received the run (None: it does not hold it, or cannot be
+    read)."""
+    try:
+        return store.appended(path, run_id)
+    except store.StoreError:
+        return None
 
 
 def append_campaign(
@@ -69,7 +84,12 @@ def append_campaign(
     """The ``history_append`` rule: add this campaign's run to the store (True when
     it was new) and write the marker naming the run. ``build_digests``: build variant
     ("" = the default build) -> fingerprint; ``project``: the checkout whose git
-    revision ran (its dirty flag is read here)."""
+    revision ran (its dirty flag is read here).
+
+    The marker says what the store holds once the append is over, read back from it:
+    ``added`` is true when this append's transaction committed the run (also where an
+    interrupt came after the commit), false when the store held it already; with the
+    time the store received it."""
     hist = cfg.get("history", {})
     run = runs.from_campaign(
         resdir,
@@ -79,20 +99,29 @@ def append_campaign(
         git_dirty=provenance.git_dirty(project),
         campaign=str(cfg["campaign"]),
     )
-    added = store.append(store_path(cfg), run.info, run.cells)
-    info = {
-        "store": store_path(cfg),
+    path = store_path(cfg)
+    info: dict[str, Any] = {
+        "store": path,
         "run_id": run.run_id,
         "cells": len(run.cells),
-        "added": added,
     }
-    write_text(marker, json.dumps(info, indent=1) + "\n")
+    try:
+        store.append(path, run.info, run.cells)
+    finally:
+        when = _appended_at(path, run.run_id)
+        if when is not None:
+            info.update(added=when == run.info["appended"], appended=when)
+            write_text(marker, json.dumps(info, indent=1) + "\n")
+    if "added" not in info:
+        raise store.StoreError(
+            f"history store {path}: run {run.run_id} not found after its append"
+        )
     if log:
-        what = "added to" if added else "already in"
+        what = "added to" if info["added"] else "already in"
         Path(log).write_text(
             f"run {run.run_id} ({len(run.cells)} cells) {what} {info['store']}\n"
         )
-    return added
+    return bool(info["added"])
 
 
 # ------------------------------------------------------------------ tables

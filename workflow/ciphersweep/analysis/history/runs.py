@@ -5,10 +5,13 @@ interval and n, :func:`ciphersweep.core.stats.row_estimate`); what only the reco
 (CPU and GPU model, compiler flags, the time of the run) from ``measurements.parquet``
 (or ``.csv``). The run's id is a digest of the campaign name, the machine name it is
 filed under and the summary's bytes: appending the same results again adds nothing.
+What the summary holds is checked first (:mod:`.validate`): a run that could not have
+been measured is refused with one line.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import math
 import re
@@ -21,6 +24,8 @@ import pandas as pd
 
 from ciphersweep.core import stats
 from ciphersweep.job import provenance
+
+from . import validate
 
 # the build variant at the end of a point id (input names hold no '-')
 _VARIANT = re.compile(r"-t\d+(?:-g\d+-b\d+(?:-s\d+)?)?-v([A-Za-z0-9_.+-]+)$")
@@ -65,16 +70,17 @@ def run_id(campaign: str, machine: str | None, summary: bytes) -> str:
     return h.hexdigest()[:16]
 
 
-def _measurements(resdir: Path) -> pd.DataFrame:
+def _measurements(resdir: Path) -> tuple[pd.DataFrame, Path | None]:
+    """The campaign's records and the file they came from (none: an empty frame)."""
     pq, csv = resdir / "measurements.parquet", resdir / "measurements.csv"
     try:
         if pq.is_file() and pq.stat().st_size > 0:
-            return pd.read_parquet(pq)
+            return pd.read_parquet(pq), pq
         if csv.is_file() and csv.stat().st_size > 1:
-            return pd.read_csv(csv)
+            return pd.read_csv(csv), csv
     except (ValueError, OSError):
         pass
-    return pd.DataFrame()
+    return pd.DataFrame(), None
 
 
 def _per_point(meas: pd.DataFrame) -> dict[str, dict[str, Any]]:
@@ -86,12 +92,14 @@ def _per_point(meas: pd.DataFrame) -> dict[str, dict[str, Any]]:
     return {str(p): {c: _value(v) for c, v in r.items()} for p, r in first.iterrows()}
 
 
-def _run_time(meas: pd.DataFrame, fallback: str) -> str:
-    """The last record's timestamp (records are ISO 8601 UTC: text order is time)."""
-    if meas.empty or "timestamp" not in meas:
-        return fallback
-    ts = [str(t) for t in meas["timestamp"].dropna()]
-    return max(ts) if ts else fallback
+def _run_time(meas: pd.DataFrame, source: Path | None, summary: Path) -> str:
+    """The last record's timestamp; without records, when summary.csv was written."""
+    stamps = meas.get("timestamp", [])
+    written = _dt.datetime.fromtimestamp(summary.stat().st_mtime, _dt.UTC)
+    try:
+        return validate.run_time(stamps, written)
+    except validate.Problem as exc:
+        raise RunError(f"{source or summary}: {exc}") from None
 
 
 def _cell(
@@ -159,17 +167,24 @@ def from_campaign(
         table = pd.DataFrame()
     if table.empty or "point" not in table:
         raise RunError(f"{summary}: no cells (a finished campaign has one per point)")
-    meas = _measurements(d)
+    if "status" not in table:
+        raise RunError(
+            f"{summary}: no status column (allowed: the summary.csv a campaign wrote)"
+        )
+    try:
+        validate.summary_rows(table.to_dict("records"), statistic)
+    except validate.Problem as exc:
+        raise RunError(f"{summary}: {exc}") from None
+    meas, source = _measurements(d)
     name = campaign or _campaign_of(meas, d)
     facts = _per_point(meas)
-    now = provenance.utc_now()
     # when appended: two appends within one second keep their order
     appended = provenance.utc_now(micro=True)
     revs = [str(v) for v in table.get("git_rev", pd.Series()).dropna().unique()]
     info = {
         "run_id": run_id(name, machine, raw),
         "campaign": name,
-        "run_time": _run_time(meas, now),
+        "run_time": _run_time(meas, source, summary),
         "git_rev": "; ".join(revs) or None,
         "git_dirty": None if git_dirty is None else int(git_dirty),
         "statistic": statistic,

@@ -9,143 +9,64 @@ its lock: an append takes the write lock at once (``BEGIN IMMEDIATE``) and waits
 readers never block the writer. The file must sit on a file system with working POSIX
 locks (a local disk, or a cluster file system that provides them).
 
-Tables (version :data:`SCHEMA_VERSION`, in ``schema_version``):
-
-* ``runs``: one row per run (``run_id``, campaign, time of the run, git revision and
-  dirty flag, the campaign's statistic, where it came from, when it was appended).
-* ``cells``: one row per cell of a run: the point key (what was measured, without the
-  version: point id, backend, impl, cipher, mode, op, size, ranks, threads, GPUs, block
-  threads, variant), the build fingerprint and image digest, the machine (name, host,
-  CPU model, GPU model, node list), the compiler flags the kernel reported, and the
-  cell's estimate with its interval (``ci_low``, ``ci_high``, ``ci_level``) and ``n``.
-* ``history`` (a view): the cells joined with their run.
+The tables are :mod:`.schema`'s (``runs``, ``cells``, the view ``history``).
 
 A later release reads older stores: :func:`connect` upgrades them in place (each
 version's step in :data:`MIGRATIONS`) and refuses a store of a newer release.
+
+The store guards itself (:mod:`.guard`): a file that is not a store is refused with
+one line and left as it was, reads (:func:`read`, :func:`runs`) open it read-only, and
+a run is kept once, under one campaign and machine name.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-SCHEMA_VERSION = 1
-BUSY_TIMEOUT_S = 120.0
+from .guard import (
+    BUSY_TIMEOUT_S,
+    SIDECARS,
+    StoreError,
+    check,
+    fail,
+    files,
+    prepared,
+    reading,
+    verify,
+)
+from .schema import CELL_COLUMNS, MIGRATIONS, RUN_COLUMNS, SCHEMA_VERSION, version
 
-RUN_COLUMNS = (
-    "run_id",
-    "campaign",
-    "run_time",
-    "git_rev",
-    "git_dirty",
-    "statistic",
-    "source",
+__all__ = [
+    "BUSY_TIMEOUT_S",
+    "CELL_COLUMNS",
+    "RUN_COLUMNS",
+    "SCHEMA_VERSION",
+    "SIDECARS",
+    "StoreError",
+    "append",
     "appended",
-)
-CELL_COLUMNS = (
-    "run_id",
-    "point",
-    "backend",
-    "impl",
-    "cipher",
-    "mode",
-    "op",
-    "size_label",
-    "bytes",
-    "ranks",
-    "threads",
-    "gpus",
-    "block_threads",
-    "variant",
-    "build_digest",
-    "image_digest",
-    "machine",
-    "host",
-    "cpu_model",
-    "gpu_model",
-    "nodelist",
-    "cflags",
-    "status",
-    "estimate",
-    "ci_low",
-    "ci_high",
-    "ci_level",
-    "n",
-)
-_TYPES = {
-    "bytes": "INTEGER",
-    "ranks": "INTEGER",
-    "threads": "INTEGER",
-    "gpus": "INTEGER",
-    "block_threads": "INTEGER",
-    "n": "INTEGER",
-    "git_dirty": "INTEGER",
-    "estimate": "REAL",
-    "ci_low": "REAL",
-    "ci_high": "REAL",
-    "ci_level": "REAL",
-}
-_KEYS = {
-    "run_id": "TEXT NOT NULL",
-    "point": "TEXT NOT NULL",
-    "campaign": "TEXT NOT NULL",
-}
-
-
-class StoreError(Exception):
-    """A store that cannot be used (one line naming the file and why)."""
-
-
-def _columns(names: Iterable[str]) -> str:
-    return ", ".join(f"{c} {_KEYS.get(c) or _TYPES.get(c, 'TEXT')}" for c in names)
-
-
-def _create_v1(db: sqlite3.Connection) -> None:
-    run_cols = [c for c in RUN_COLUMNS if c != "run_id"]
-    db.execute(f"CREATE TABLE runs (run_id TEXT PRIMARY KEY, {_columns(run_cols)})")
-    db.execute(
-        f"CREATE TABLE cells ({_columns(CELL_COLUMNS)}, PRIMARY KEY (run_id, point), "
-        "FOREIGN KEY (run_id) REFERENCES runs (run_id))"
-    )
-    db.execute("CREATE INDEX cells_point ON cells (point, machine)")
-    shown = ", ".join(f"c.{c}" for c in CELL_COLUMNS if c != "run_id")
-    db.execute(
-        f"CREATE VIEW history AS SELECT r.*, {shown} FROM cells c "
-        "JOIN runs r USING (run_id)"
-    )
-
-
-# version -> the step that brings a store of the version before it to this one
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _create_v1}
-
-
-def _version(db: sqlite3.Connection) -> int:
-    has = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-    ).fetchone()
-    if not has:
-        return 0
-    row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
-    return int(row[0] or 0)
+    "check",
+    "connect",
+    "files",
+    "read",
+    "runs",
+    "schema_version",
+]
 
 
 def _upgrade(db: sqlite3.Connection, path: Path) -> None:
-    """Create or upgrade the schema, inside one write transaction."""
+    """Create or upgrade the schema, inside one write transaction (a file that became
+    another program's, or a newer release's, in the meantime is refused)."""
     db.execute("BEGIN IMMEDIATE")
     try:
-        have = _version(db)
-        if have > SCHEMA_VERSION:
-            raise StoreError(
-                f"history store {path}: schema version {have} is newer than this "
-                f"release reads ({SCHEMA_VERSION}); use a newer ciphersweep or another "
-                "history.path"
-            )
+        have = verify(db, path)
         if have == 0:
             db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER)")
         for v in range(have + 1, SCHEMA_VERSION + 1):
@@ -154,7 +75,8 @@ def _upgrade(db: sqlite3.Connection, path: Path) -> None:
             db.execute("INSERT INTO schema_version (version) VALUES (?)", (v,))
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:
+            db.execute("ROLLBACK")
         raise
 
 
@@ -179,36 +101,87 @@ def connect(path: str | Path) -> sqlite3.Connection:
     """The store at ``path`` (created with its parent directory when missing),
     upgraded to this release's schema; autocommit mode, transactions are explicit."""
     p = Path(path)
+    if p.exists():  # never a table added to, nor the journal changed of, another file
+        check(p)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(p, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    except (OSError, sqlite3.DatabaseError) as exc:
+        raise fail(p, getattr(exc, "strerror", None) or str(exc)) from None
+
+    def ready(db: sqlite3.Connection) -> None:
         db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         _wal(db)
         _upgrade(db, p)
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(
-            f"history store {p}: {exc} (allowed: an SQLite file)"
-        ) from None
-    except OSError as exc:
-        raise StoreError(f"history store {p}: {exc.strerror or exc}") from None
-    return db
+
+    return prepared(db, p, ready)
 
 
 def schema_version(path: str | Path) -> int:
     """The schema version of the store at ``path`` (0: no store there)."""
-    if not Path(path).is_file():
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size == 0:
         return 0
-    with closing(sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)) as db:
-        return _version(db)
+    with closing(reading(p)) as db:
+        return version(db)
+
+
+# what makes two runs the same results: the time they ran, and each cell's figures
+_SAME = ("status", "estimate", "ci_low", "ci_high", "ci_level", "n", "bytes")
+
+
+def _norm(v: Any) -> Any:
+    if v is None or isinstance(v, str):
+        return v
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def _figures(rows: Iterable[Mapping[str, Any]]) -> dict[str, tuple[Any, ...]]:
+    return {str(r["point"]): tuple(_norm(r.get(k)) for k in _SAME) for r in rows}
+
+
+def _machines(rows: Iterable[Mapping[str, Any]]) -> str:
+    names = sorted({str(r.get("machine")) for r in rows if r.get("machine")})
+    return ", ".join(names) or "none"
+
+
+def _held_as(
+    db: sqlite3.Connection, run: Mapping[str, Any], cells: list[Mapping[str, Any]]
+) -> str | None:
+    """How the store already holds this run's results under another campaign or
+    machine name (the same time of the run and the same figures in every cell), as
+    words; None when it does not."""
+    if not cells:
+        return None
+    mine = _figures(cells)
+    cols = ", ".join(("point", "machine", *_SAME))
+    for rid, campaign in db.execute(
+        "SELECT run_id, campaign FROM runs WHERE run_time = ? AND statistic IS ? "
+        "AND run_id != ?",
+        (run.get("run_time"), run.get("statistic"), run["run_id"]),
+    ).fetchall():
+        held = [
+            dict(zip(("point", "machine", *_SAME), r))
+            for r in db.execute(f"SELECT {cols} FROM cells WHERE run_id = ?", (rid,))
+        ]
+        if _figures(held) == mine:
+            return f"run {rid} of campaign {campaign} on machine {_machines(held)}"
+    return None
 
 
 def append(
     path: str | Path, run: Mapping[str, Any], cells: Iterable[Mapping[str, Any]]
 ) -> bool:
     """Add one run and its cells, all or nothing; False (and nothing written) when
-    the store already holds a run with this ``run_id``."""
+    the store already holds a run with this ``run_id``. The same results filed under
+    another campaign or machine name are refused (StoreError): a run is kept once."""
+    p = Path(path)
+    cells = list(cells)
     rows = [tuple(c.get(k) for k in CELL_COLUMNS[1:]) for c in cells]
-    with closing(connect(path)) as db:
+    with closing(connect(p)) as db:
         db.execute("BEGIN IMMEDIATE")
         try:
             if db.execute(
@@ -216,6 +189,15 @@ def append(
             ).fetchone():
                 db.execute("ROLLBACK")
                 return False
+            held = _held_as(db, run, cells)
+            if held:
+                raise fail(
+                    p,
+                    f"run {run['run_id']} of campaign {run.get('campaign')} on "
+                    f"machine {_machines(cells)} holds the same results as {held} "
+                    "(allowed: a run filed once, under its first campaign and "
+                    "machine name)",
+                )
             marks = ", ".join("?" * len(RUN_COLUMNS))
             db.execute(
                 f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({marks})",
@@ -227,35 +209,67 @@ def append(
                 [(run["run_id"], *r) for r in rows],
             )
             db.execute("COMMIT")
+        except sqlite3.DatabaseError as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise fail(p, f"run {run['run_id']} not added: {exc}") from None
         except BaseException:
-            db.execute("ROLLBACK")
+            # an interrupt that came after the commit leaves the run in the store
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
     return True
 
 
+def appended(path: str | Path, run_id: str) -> str | None:
+    """When the store received run ``run_id`` (its ``appended`` time); None when it
+    does not hold it (read-only)."""
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size == 0:
+        return None
+    with closing(reading(p)) as db:
+        row = db.execute(
+            "SELECT appended FROM runs WHERE run_id = ?", (run_id,)
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _select(
+    path: str | Path, query: str, args: tuple[Any, ...], columns: list[str]
+) -> pd.DataFrame:
+    """A query's rows, read-only; no rows (with ``columns``) where no store is."""
+    p = Path(path)
+    if not p.is_file() or p.stat().st_size == 0:
+        return pd.DataFrame(columns=columns)
+    with closing(reading(p)) as db:
+        try:
+            if version(db) == 0:
+                return pd.DataFrame(columns=columns)
+            return pd.read_sql_query(query, db, params=args)
+        except sqlite3.DatabaseError as exc:
+            raise fail(p, f"{exc} (allowed: a history store)") from None
+
+
 def read(path: str | Path, campaign: str | None = None) -> pd.DataFrame:
     """Every cell of every run (the ``history`` view), of one campaign or all; in run
-    order (time of the run, then when it was appended). Empty when no store exists."""
-    cols = list(RUN_COLUMNS) + [c for c in CELL_COLUMNS if c != "run_id"]
-    if not Path(path).is_file():
-        return pd.DataFrame(columns=cols)
+    order (time of the run, then when it was appended). Empty when no store exists;
+    read-only (nothing in the file changes)."""
     query = "SELECT * FROM history"
     args: tuple[Any, ...] = ()
     if campaign is not None:
         query += " WHERE campaign = ?"
         args = (campaign,)
     query += " ORDER BY run_time, appended, run_id, point"
-    with closing(connect(path)) as db:
-        return pd.read_sql_query(query, db, params=args)
+    cols = list(RUN_COLUMNS) + [c for c in CELL_COLUMNS if c != "run_id"]
+    return _select(path, query, args, cols)
 
 
 def runs(path: str | Path) -> pd.DataFrame:
-    """One row per stored run with its number of cells, in run order."""
-    if not Path(path).is_file():
-        return pd.DataFrame(columns=[*RUN_COLUMNS, "cells"])
-    with closing(connect(path)) as db:
-        return pd.read_sql_query(
-            "SELECT r.*, COUNT(c.point) AS cells FROM runs r LEFT JOIN cells c "
-            "USING (run_id) GROUP BY r.run_id ORDER BY r.run_time, r.appended",
-            db,
-        )
+    """One row per stored run with its number of cells, in run order (read-only)."""
+    return _select(
+        path,
+        "SELECT r.*, COUNT(c.point) AS cells FROM runs r LEFT JOIN cells c "
+        "USING (run_id) GROUP BY r.run_id ORDER BY r.run_time, r.appended",
+        (),
+        [*RUN_COLUMNS, "cells"],
+    )
