@@ -233,7 +233,7 @@ def test_default_config_and_overrides_without_snakemake_notice(tmp_path: Path) -
     assert line == "ciphersweep: invalid config: reps: 0 is too small (allowed: >= 1)"
     fixed = run_snakemake(tmp_path, None, "-n", "--config", "reps=2")
     assert fixed.returncode == 0, fixed.stderr[-2000:]
-    other = run_snakemake(tmp_path, base_config(campaign="other"), "-n")
+    other = run_snakemake(tmp_path, base_config(campaign="other"), "-n", "--verbose")
     out = other.stdout + other.stderr
     assert other.returncode == 0 and "results/other/" in out and "dflt" not in out
     assert "extended by additional config" not in out

@@ -21,6 +21,7 @@ gc.freeze()
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
+from ciphersweep.core import codepath as cs_codepath  # noqa: E402
 from ciphersweep.campaign import plan_summary as cs_plan_summary  # noqa: E402
 from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402
@@ -154,7 +155,11 @@ def build_dir(variant=""):
 
 def build_name(variant):
     """File-name form of a build ("default" for the one default build)."""
-    return variant or "default"
+    return cs_build.build_name(variant)
+
+
+# build name -> variant ("" = the default build), for the rules keyed by build name
+BUILD_OF = {build_name(v): v for v in BUILDS}
 
 
 def kernel_binary(backend, variant=""):
@@ -163,15 +168,16 @@ def kernel_binary(backend, variant=""):
 
 @functools.cache
 def kernel_digest(variant=""):
-    """The build key of a native build (sources, build script, its cmake arguments
-    and flags): baked into its binaries, the bench rule's `kernels` parameter and
-    the build key every record of the build must carry. Hashed the first time a
-    job's parameters ask for it (never for --list, --lint or a job of another
-    build), then kept for the run."""
+    """The build key of a native build (sources, build script, its effective cmake
+    arguments, flags and build environment: ciphersweep.job.build.key_settings):
+    baked into its binaries, the bench rule's `kernels` parameter and the build key
+    every record of the build must carry. Hashed the first time a job's parameters
+    ask for it (never for --list, --lint or a job of another build), then kept for
+    the run."""
     if RUNTIME != "none":
         return None
     args = cs_build.cmake_args(CFG["build"], VARIANTS.get(variant))
-    return cs_fp.build_key(kernel_sources(), args, root=PROJECT)
+    return cs_fp.build_key(kernel_sources(), cs_build.key_settings(args), root=PROJECT)
 
 
 def kernel_digests():
@@ -242,7 +248,8 @@ def built_here(variant):
 def expected_fingerprint(point):
     """What the records of a point must show (ciphersweep.plan.fingerprint): the build key
     of a build the workflow made, the binary (or Python kernel, or program) on disk,
-    the input's bytes, the image and the planned shape."""
+    the input's bytes, the image, the planned shape, the code-path variables of the
+    environment its kernel is launched with and the versions of its libraries."""
     key, binary = None, None
     if RUNTIME == "none" and point.backend == "command":
         binary = cs_fp.program_file(point.command)
@@ -261,6 +268,13 @@ def expected_fingerprint(point):
         image_digest=f"{IMAGE}.sha256" if IMAGE else None,
     )
 
+    added = tuple(sorted(cs_launch.build(point, plan_platform(), []).env.items()))
+    code_path, env = planned_env(point.backend, point.impl, added)
+    libraries = None
+    if RUNTIME == "none":
+        libraries = cs_codepath.planned_libraries(
+            point.backend, point.impl, env, sys.executable, binary
+        )
 
 @functools.cache
 def expected(pid):
@@ -268,6 +282,39 @@ def expected(pid):
     return expected_fingerprint(POINTS[pid])
 
 
+        code_path_env=code_path,
+        libraries=libraries,
+    )
+
+
+# The environment the plan was made in, read once (os.environ decodes every item).
+PLAN_ENV = dict(os.environ)
+
+
+@functools.cache
+def planned_env(backend, impl, added):
+    """(the code-path variables, the whole environment) a kernel of ``backend`` and
+    ``impl`` gets, launched with ``added`` (what its launch line adds): the same for
+    every point of one kind, worked out once (ciphersweep.job.launch.kernel_env)."""
+    env = {**PLAN_ENV, **dict(added)}
+    return cs_codepath.select(backend, impl, env), env
+
+
+@functools.cache
+def plan_platform():
+    """How the points are launched, as far as the environment their kernels get
+    depends on it (ciphersweep.job.launch.kernel_env): the planned code-path
+    variables and library versions are taken from that environment."""
+    cont = CFG["platform"]["container"]
+    cluster = CFG["cluster"]
+    return cs_launch.Platform(
+        mpi_launcher=cluster["mpi_launcher"],
+        mpirun_args=list(cluster["mpirun_args"]),
+        mpi_network=cluster["mpi_network"],
+        runtime=RUNTIME,
+        image=IMAGE,
+        binds=list(cont["bind"]),
+        cwd=str(Path.cwd()),
 def expected_all():
     """Every point's expected fingerprint (gather judges every raw file by it)."""
     return {pid: expected(pid) for pid in POINTS}
@@ -387,12 +434,13 @@ def plan_report():
 
 @functools.cache
 def plan_key(pid):
-    """What a point is planned with besides its fingerprint (kept in its records)."""
+    """What a point is planned with besides its fingerprint (kept in its records): a
+    Python-side point's without the native build's key, which it does not run."""
     point = POINTS[pid]
     return cs_fp.plan_key(
         point.as_dict(),
         input_stamp(point),
-        kernel_digest(point.variant),
+        kernel_digest(point.variant) if native else None,
         launch_settings(point),
     )
 
@@ -406,6 +454,7 @@ def launch_settings(point):
     return {
         "energy": CFG["platform"]["energy"],
         **({k: cluster[k] for k in mpi} if point.backend == "mpi" else {}),
+    native = point.backend not in cs_config.PY_BACKENDS
     }
 
 

@@ -100,6 +100,18 @@ def completed(
     return records
 
 
+def with_code_path(
+    records: list[dict[str, Any]], env: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Every record's fingerprint completed with ``env``: the code-path variables
+    (:func:`ciphersweep.core.codepath.select`) the kernel was launched with; in place."""
+    for rec in records:
+        fp = rec.get("fingerprint")
+        if isinstance(fp, dict):
+            fp["code_path_env"] = dict(env)
+    return records
+
+
 def write(path: str, records: list[dict[str, Any]]) -> None:
     """The point's raw file, one JSON record a line, replaced atomically."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
+from ciphersweep.core import codepath
 from ciphersweep.core.digest import file_hexdigest
 from ciphersweep.job import busy as cs_busy
 from ciphersweep.job import cpusample
@@ -178,6 +179,8 @@ def _measure(
     extra.update(busy)
     if reason is None:
         records = cs_record.completed(records, extra)
+        chosen = codepath.select(point.backend, point.impl, env)
+        records = cs_record.with_code_path(records, chosen)
         records = energy_hooks.finish(records, probe, likwid_csv, log)
     else:
         print(f"FAILED: {reason}", file=log)

@@ -207,10 +207,22 @@ def check_nopad(cfg: dict[str, Any]) -> None:
             )
 
 
+# The name of the one default build (no build.variants) in file names and records
+# (ciphersweep.job.build): no variant may take it.
+DEFAULT_BUILD = "default"
+
+
 def check_variants(cfg: dict[str, Any]) -> None:
-    """build.variants: unique names; native builds only (an image carries one build)."""
+    """build.variants: unique names, none the default build's; native builds only
+    (an image carries one build)."""
     seen: set[str] = set()
     for i, v in enumerate(cfg["build"]["variants"]):
+        if v["name"] == DEFAULT_BUILD:
+            raise _fail(
+                ["build", "variants", i, "name"],
+                f"{DEFAULT_BUILD!r} names the build without variants (its size file and "
+                "records); allowed: any other name, e.g. O3",
+            )
         if v["name"] in seen:
             raise _fail(
                 ["build", "variants", i, "name"],
