@@ -2,7 +2,9 @@
 # The one way kernels are built natively (used by the Makefile, the tests and the
 # workflow's build rule): scripts/build-kernels.sh [BUILD_DIR [CMAKE_ARG ...]]
 # Each CMAKE_ARG reaches cmake as one argument (e.g. "-DCMAKE_C_FLAGS=-O1 -march=native");
-# CIPHERSWEEP_CMAKE_ARGS adds space-separated options (site settings, the test suite);
+# CIPHERSWEEP_CMAKE_ARGS adds space-separated options (site settings, the test suite),
+# given before the CMAKE_ARGs; both, and the build environment (kernels/cmake/
+# build-env.txt), are in the workflow's build key (ciphersweep.job.build);
 # CIPHERSWEEP_BUILD_TARGETS (space-separated, e.g. "aes-seq aes-omp") builds only those.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../kernels" && pwd)
@@ -13,7 +15,12 @@ mkdir -p "$build"
 # ones this tree was configured with, the cache goes, so a removed or changed flag can
 # never live on in it (the build key, -DCS_BUILD_KEY=, changes with the sources and is
 # simply set again).
-settings=$(printf '%s\n' "${CIPHERSWEEP_CMAKE_ARGS:-}" "$@" | grep -v '^-DCS_BUILD_KEY=' || true)
+# The environment CMake and the compiler read at configure time (CC, CFLAGS...; the
+# names: kernels/cmake/build-env.txt) is part of the settings too.
+build_env=$(grep -v '^#' "$src/cmake/build-env.txt" | while read -r n; do
+  [ -z "$n" ] || [ -z "${!n+set}" ] || printf '%s=%s\n' "$n" "${!n}"
+done)
+settings=$(printf '%s\n' "${CIPHERSWEEP_CMAKE_ARGS:-}" "$@" "$build_env" | grep -v '^-DCS_BUILD_KEY=' || true)
 if [ -f "$build/CMakeCache.txt" ] && { [ ! -f "$build/cs-settings.txt" ] ||
   [ "$(cat "$build/cs-settings.txt")" != "$settings" ]; }; then
   rm -f "$build/CMakeCache.txt"

@@ -1,6 +1,7 @@
 /* fingerprint.c - the record's "fingerprint": SHA-256 (FIPS 180-4, through OpenSSL EVP)
  * of the running binary (/proc/self/exe) and of the input bytes, the build key and the
- * compile flags the binary was built with, and the shape the kernel observed. */
+ * compile flags the binary was built with, the shape the kernel observed and, where
+ * OpenSSL does the work, the version of the libcrypto loaded ("libraries"). */
 #include <stdio.h>
 #include <string.h>
 
@@ -83,6 +84,13 @@ void cs_fingerprint_json(cs_buf *b, const cs_fingerprint *fp, const cs_fp_shape 
     str_or_null(b, "impl", s->impl);
     str_or_null(b, "mode", s->mode);
     str_or_null(b, "op", s->op);
+    if (s->openssl) {
+        cs_buf_printf(b, ", \"libraries\": ");
+        cs_json_begin(b);
+        cs_json_str(b, "OpenSSL", s->openssl);
+        cs_buf_printf(b, "}");
+        b->first = 0;
+    }
     cs_buf_printf(b, "}");
     b->first = 0;
 }

@@ -16,10 +16,13 @@ typedef struct {
     char input_sha256[65];    /* the data set as read (or generated) */
 } cs_fingerprint;
 
-/* The observed shape written beside the digests. */
+/* The observed shape written beside the digests, and the version of the library doing
+ * the work where a shared library does it (openssl: OpenSSL_version(), the libcrypto
+ * loaded at run time, which the binary's digest does not show; NULL: none). */
 typedef struct {
     int ranks, threads, gpus;
     const char *cipher, *impl, *mode, *op;
+    const char *openssl;
 } cs_fp_shape;
 
 /* Take both digests (root, outside the timed region): the input bytes and the binary. */

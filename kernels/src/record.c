@@ -112,8 +112,16 @@ static void record_provenance(const cs_run *r, const cs_prov *p, cs_buf *b, cons
     cs_json_str(b, "timestamp", ts);
     cs_json_str(b, "slurm_job_id", getenv("SLURM_JOB_ID"));
     cs_json_str(b, "slurm_nodelist", getenv("SLURM_JOB_NODELIST"));
-    const cs_fp_shape shape = {r->ranks, r->threads, r->gpus, r->cipher, r->impl_name,
-                               r->mode_name, r->o.op == CS_ENCRYPT ? "encrypt" : "decrypt"};
+    const cs_fp_shape shape = {
+        .ranks = r->ranks,
+        .threads = r->threads,
+        .gpus = r->gpus,
+        .cipher = r->cipher,
+        .impl = r->impl_name,
+        .mode = r->mode_name,
+        .op = r->o.op == CS_ENCRYPT ? "encrypt" : "decrypt",
+        .openssl = (r->be->flags & CS_BE_EVP) ? cs_openssl_version() : NULL,
+    };
     cs_fingerprint_json(b, &r->fp, &shape);
     if (r->be->record_fields)
         r->be->record_fields(r, b);

@@ -4,7 +4,9 @@ size(1) parsing and -march=native resolution."""
 from __future__ import annotations
 
 import copy
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -232,3 +234,81 @@ def test_size_rows_skip_files_size_does_not_know(tmp_path: Path) -> None:
     rows = cs_build.size_rows(tmp_path, [str(script), real])
     assert [r["name"] for r in rows] == ["true"]
     assert rows[0]["text"] > 0 and rows[0]["bytes_on_disk"] > 0
+
+
+def test_a_variant_named_as_the_default_build_is_refused(tmp_path: Path) -> None:
+    """'default' names the build without variants (its size file, its records): a
+    variant of that name would have another build's sizes stand for it."""
+    msg = _bad(
+        tmp_path,
+        lambda c: c.update(build={"variants": [{"name": "default", "cflags": "-O0"}]}),
+    )
+    assert "build.variants[0].name: 'default' names the build" in msg
+    assert cs_build.build_name("") == "default" and cs_build.build_name("O0") == "O0"
+
+
+def _key(args: list[str], environ: dict[str, str]) -> list[str]:
+    return cs_build.key_settings(args, environ)
+
+
+def test_site_cmake_args_and_build_environment_are_in_the_build_key() -> None:
+    """CIPHERSWEEP_CMAKE_ARGS and what CMake reads from the environment (CC, CFLAGS...)
+    change what a build makes, so they are in its key; a compiler launcher (ccache)
+    and the NVML header the build only checks against are not."""
+    base = _key(["-DCS_WITH_CUDA=OFF"], {})
+    assert base == ["-DCS_WITH_CUDA=OFF"]
+    o0 = {"CIPHERSWEEP_CMAKE_ARGS": "-DCMAKE_C_FLAGS=-O0"}
+    assert _key(["-DCS_WITH_CUDA=OFF"], o0) == [
+        "-DCMAKE_C_FLAGS=-O0",
+        "-DCS_WITH_CUDA=OFF",
+    ]
+    neutral = {
+        "CIPHERSWEEP_CMAKE_ARGS": "-DCMAKE_C_COMPILER_LAUNCHER=ccache "
+        "-DCMAKE_CUDA_COMPILER_LAUNCHER:STRING=ccache -DCS_NVML_INCLUDE_DIR=/x/include",
+        "CCACHE_BASEDIR": "/src",
+        "PATH": "/usr/bin",
+    }
+    assert _key(["-DCS_WITH_CUDA=OFF"], neutral) == base
+    assert _key([], {"CC": "clang", "CFLAGS": "-O0"}) == ["CC=clang", "CFLAGS=-O0"]
+    assert {"CC", "CFLAGS", "LDFLAGS", "CUDAFLAGS"} <= set(cs_build.build_env_names())
+
+
+def test_build_info_names_every_setting() -> None:
+    """build-info.json says what the build got from everywhere: the site's arguments
+    before the config's, and the build environment."""
+    env = {"CIPHERSWEEP_CMAKE_ARGS": "-DCMAKE_C_FLAGS=-O0", "CFLAGS": "-g"}
+    info = cs_build.build_info("", None, ["-DCS_WITH_CUDA=OFF"], "sha256:k", env)
+    assert info["cmake_args"] == ["-DCMAKE_C_FLAGS=-O0", "-DCS_WITH_CUDA=OFF"]
+    assert info["build_env"] == {"CFLAGS": "-g"}
+    assert info["variant"] == "default"
+    assert (
+        cs_build.settings_text(info)
+        == "-DCMAKE_C_FLAGS=-O0 -DCS_WITH_CUDA=OFF CFLAGS=-g"
+    )
+
+
+def test_the_build_environment_does_not_live_on_in_the_cmake_cache(
+    tmp_path: Path,
+) -> None:
+    """CFLAGS=-O0 at one build, not at the next: CMake read it into its cache once,
+    and the build script, seeing other settings, configures the tree afresh."""
+    script = str(ROOT / "scripts" / "build-kernels.sh")
+    bdir = tmp_path / "build" / "k"
+    env = dict(os.environ, CIPHERSWEEP_BUILD_TARGETS="aes-cpu-limits")
+    env["CIPHERSWEEP_CMAKE_ARGS"] = "-DCS_WITH_CUDA=OFF"  # a configure of seconds
+
+    def run(**extra: str) -> str:
+        proc = subprocess.run(
+            [script, str(bdir), "-DCS_BUILD_KEY=k"],
+            env={**env, **extra},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        flags = bdir / "CMakeFiles" / "aes-cpu-limits.dir" / "flags.make"
+        return flags.read_text()
+
+    assert "-O0 -fno-inline" in run(CFLAGS="-O0 -fno-inline")
+    again = run()
+    assert "-O0" not in again and "-O3" in again

@@ -1,4 +1,5 @@
 # Native kernels (cmake, via the one build script) and container images.
+import re
 
 
 rule build_kernels:
@@ -28,7 +29,7 @@ use rule build_kernels as build_variant with:
     log:
         f"{RES}/logs/build_kernels_{{variant}}.log",
     wildcard_constraints:
-        variant="|".join(VARIANTS) if VARIANTS else "NO_VARIANTS",
+        variant="|".join(map(re.escape, VARIANTS)) if VARIANTS else "NO_VARIANTS",
     params:
         variant=lambda wildcards: wildcards.variant,
         cflags=lambda wildcards: VARIANTS[wildcards.variant],
@@ -43,15 +44,14 @@ use rule build_kernels as build_variant with:
 rule binary_sizes:
     input:
         lambda wildcards: [
-            kernel_binary(b, "" if wildcards.build == "default" else wildcards.build)
-            for b in NATIVE_BACKENDS
+            kernel_binary(b, BUILD_OF[wildcards.build]) for b in NATIVE_BACKENDS
         ],
     output:
         f"{RES}/build/{{build}}.sizes.json",
     log:
         f"{RES}/logs/binary_sizes_{{build}}.log",
     wildcard_constraints:
-        build="|".join(build_name(v) for v in BUILDS),
+        build="|".join(re.escape(b) for b in BUILD_OF),
     params:
         build_dir=lambda wildcards, input: os.path.dirname(input[0]),
     run:

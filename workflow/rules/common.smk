@@ -21,8 +21,8 @@ gc.freeze()
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
-from ciphersweep.core import codepath as cs_codepath  # noqa: E402
 from ciphersweep.campaign import plan_summary as cs_plan_summary  # noqa: E402
+from ciphersweep.core import codepath as cs_codepath  # noqa: E402
 from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402
 from ciphersweep.core import wording as cs_wording  # noqa: E402
@@ -259,15 +259,6 @@ def expected_fingerprint(point):
         binary = kernel_binary(point.backend, point.variant)
         key = kernel_digest(point.variant) if built_here(point.variant) else None
     data = input_file(point)
-    return cs_fp.Expected(
-        point,
-        build_key=key,
-        binary=binary,
-        input_path=data,
-        input_digest=cs_fp.digest_file(data) if point.input_path is None else None,
-        image_digest=f"{IMAGE}.sha256" if IMAGE else None,
-    )
-
     added = tuple(sorted(cs_launch.build(point, plan_platform(), []).env.items()))
     code_path, env = planned_env(point.backend, point.impl, added)
     libraries = None
@@ -275,13 +266,13 @@ def expected_fingerprint(point):
         libraries = cs_codepath.planned_libraries(
             point.backend, point.impl, env, sys.executable, binary
         )
-
-@functools.cache
-def expected(pid):
-    """A point's expected fingerprint, made when a job first asks for it."""
-    return expected_fingerprint(POINTS[pid])
-
-
+    return cs_fp.Expected(
+        point,
+        build_key=key,
+        binary=binary,
+        input_path=data,
+        input_digest=cs_fp.digest_file(data) if point.input_path is None else None,
+        image_digest=f"{IMAGE}.sha256" if IMAGE else None,
         code_path_env=code_path,
         libraries=libraries,
     )
@@ -315,6 +306,15 @@ def plan_platform():
         image=IMAGE,
         binds=list(cont["bind"]),
         cwd=str(Path.cwd()),
+    )
+
+
+@functools.cache
+def expected(pid):
+    """A point's expected fingerprint, made when a job first asks for it."""
+    return expected_fingerprint(POINTS[pid])
+
+
 def expected_all():
     """Every point's expected fingerprint (gather judges every raw file by it)."""
     return {pid: expected(pid) for pid in POINTS}
@@ -437,6 +437,7 @@ def plan_key(pid):
     """What a point is planned with besides its fingerprint (kept in its records): a
     Python-side point's without the native build's key, which it does not run."""
     point = POINTS[pid]
+    native = point.backend not in cs_config.PY_BACKENDS
     return cs_fp.plan_key(
         point.as_dict(),
         input_stamp(point),
@@ -454,7 +455,6 @@ def launch_settings(point):
     return {
         "energy": CFG["platform"]["energy"],
         **({k: cluster[k] for k in mpi} if point.backend == "mpi" else {}),
-    native = point.backend not in cs_config.PY_BACKENDS
     }
 
 

@@ -197,6 +197,7 @@ _TEX = {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "±": r"$\pm$",
+    "→": r"$\rightarrow$",
 }
 
 

@@ -28,4 +28,5 @@ def verdict_sources() -> list[Path]:
     file again (Snakemake follows a rule's own code, not the code it calls)."""
     files = sorted((PACKAGE / "verdict").glob("*.py"))
     files += [PACKAGE / "plan" / "fingerprint.py", PACKAGE / "job" / "record_schema.py"]
+    files += [PACKAGE / "core" / "codepath.py"]  # the summary's code-path columns
     return [*files, SCHEMAS / "record.schema.yaml"]

@@ -7,6 +7,14 @@ project's own flags. Each variant ``{name, cflags}`` is a build of its own in
 ``-O3`` then steps aside whenever the flags name an optimisation level (CMakeLists.txt),
 so a user's flags are never silently overridden. Every argument in ``build.cmake_args``
 reaches cmake as one argument.
+
+What a build is made with comes from three places: the config (``build.cmake_args``, a
+variant's ``cflags``), the site's ``CIPHERSWEEP_CMAKE_ARGS`` (space-separated, given to
+cmake before the config's) and the environment CMake and the compiler read at configure
+time (``CC``, ``CFLAGS``...: :data:`BUILD_ENV_FILE`). All of them are in the build key
+(:func:`key_settings`) and in ``build-info.json``, except the arguments that change how a
+build runs but not what it makes (:data:`NEUTRAL_CMAKE_VARS`: a compiler launcher such
+as ccache, the NVML header only checked against).
 """
 
 from __future__ import annotations
@@ -16,15 +24,40 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ciphersweep.core import paths
 from ciphersweep.job.logged import run_logged
+from ciphersweep.plan.config_sections import DEFAULT_BUILD
 
 # Libraries whose object files are "the algorithm" in the size table: the cipher cores,
 # not the runner (cs_common) that every binary shares.
 ALGORITHM_LIBS = ("cs_aes", "cs_aead")
 INFO_FILE = "build-info.json"
+# the site's cmake arguments (space-separated), given before the config's
+ENV_CMAKE_ARGS = "CIPHERSWEEP_CMAKE_ARGS"
+# the environment variables whose values change what a build makes (one name a line)
+BUILD_ENV_FILE = paths.PROJECT / "kernels" / "cmake" / "build-env.txt"
+# cmake variables that change how a build runs, not the binaries or the flags they
+# record: kept out of the build key
+NEUTRAL_CMAKE_VARS = (
+    "CMAKE_C_COMPILER_LAUNCHER",
+    "CMAKE_CUDA_COMPILER_LAUNCHER",
+    "CMAKE_CXX_COMPILER_LAUNCHER",
+    "CMAKE_EXPORT_COMPILE_COMMANDS",
+    "CMAKE_VERBOSE_MAKEFILE",
+    "CMAKE_RULE_MESSAGES",
+    "CMAKE_COLOR_DIAGNOSTICS",
+    "CS_NVML_INCLUDE_DIR",
+)
+
+
+def build_name(variant: str) -> str:
+    """File-name form of a build (:data:`DEFAULT_BUILD` for the one default build)."""
+    return variant or DEFAULT_BUILD
 
 
 def variants(build_cfg: dict[str, Any]) -> dict[str, str]:
@@ -44,6 +77,51 @@ def cmake_args(build_cfg: dict[str, Any], cflags: str | None = None) -> list[str
     if cflags:
         args.append(f"-DCMAKE_C_FLAGS={cflags}")
     return args
+
+
+def env_cmake_args(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The site's cmake arguments (``CIPHERSWEEP_CMAKE_ARGS``, split at white space as
+    scripts/build-kernels.sh splits it)."""
+    env = os.environ if environ is None else environ
+    return env.get(ENV_CMAKE_ARGS, "").split()
+
+
+def effective_cmake_args(
+    args: list[str], environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """Every cmake argument a build gets, in the order cmake gets them (a later -D
+    wins): the site's, then the config's ``args`` (:func:`cmake_args`)."""
+    return [*env_cmake_args(environ), *args]
+
+
+@lru_cache(maxsize=1)
+def build_env_names() -> tuple[str, ...]:
+    """The environment variables that change what a build makes (:data:`BUILD_ENV_FILE`)."""
+    lines = BUILD_ENV_FILE.read_text().splitlines()
+    return tuple(n.strip() for n in lines if n.strip() and not n.startswith("#"))
+
+
+def build_env(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Those of the variables that are set, name -> value."""
+    env = os.environ if environ is None else environ
+    return {n: env[n] for n in build_env_names() if n in env}
+
+
+def neutral(arg: str) -> bool:
+    """Whether a cmake argument changes how a build runs, not what it makes."""
+    if not arg.startswith("-D"):
+        return False
+    name = arg[2:].split("=", 1)[0].split(":", 1)[0].strip()
+    return name in NEUTRAL_CMAKE_VARS
+
+
+def key_settings(
+    args: list[str], environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """What the build key holds of a build's settings: its effective cmake arguments
+    without the neutral ones, and the build environment (``NAME=value``) after them."""
+    kept = [a for a in effective_cmake_args(args, environ) if not neutral(a)]
+    return kept + [f"{k}={v}" for k, v in build_env(environ).items()]
 
 
 def resolve_march(cflags: str, compiler: str = "cc") -> str | None:
@@ -126,15 +204,22 @@ def size_rows(bdir: str | Path, binaries: list[str]) -> list[dict[str, Any]]:
 
 
 def build_info(
-    variant: str, cflags: str | None, args: list[str], key: str | None = None
+    variant: str,
+    cflags: str | None,
+    args: list[str],
+    key: str | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
-    """What a build was: the variant, its exact flags, -march=native resolved, and its
-    build key (:func:`ciphersweep.plan.fingerprint.build_key`, baked into the binaries)."""
+    """What a build was: the variant, its exact flags, every cmake argument it got
+    (the site's ``CIPHERSWEEP_CMAKE_ARGS`` and the config's ``args``), the build
+    environment, -march=native resolved, and its build key
+    (:func:`ciphersweep.plan.fingerprint.build_key`, baked into the binaries)."""
     return {
-        "variant": variant or "default",
+        "variant": build_name(variant),
         "build_key": key,
         "cflags": cflags,
-        "cmake_args": args,
+        "cmake_args": effective_cmake_args(args, environ),
+        "build_env": build_env(environ),
         "march_native": resolve_march(cflags or ""),
     }
 
@@ -187,7 +272,18 @@ def read_info(kernel_dir: str | Path) -> dict[str, Any]:
     return {
         "build_variant": info.get("variant"),
         "march_native": info.get("march_native"),
+        "build_settings": settings_text(info),
     }
+
+
+def settings_text(info: Mapping[str, Any]) -> str | None:
+    """One line of a build's effective settings (``build-info.json``): its cmake
+    arguments and build environment; None when the file does not say."""
+    if "cmake_args" not in info:
+        return None
+    env = info.get("build_env") or {}
+    words = [*info["cmake_args"], *(f"{k}={v}" for k, v in sorted(env.items()))]
+    return " ".join(words) or "(none)"
 
 
 def info_build_key(kernel_dir: str | Path) -> str | None:
@@ -203,7 +299,7 @@ def info_build_key(kernel_dir: str | Path) -> str | None:
 def write_sizes(variant: str, bdir: str, binaries: list[str], info_out: str) -> None:
     """The ``binary_sizes`` rule: one JSON file per build with its size rows."""
     rows = size_rows(bdir, binaries)
-    doc = {"variant": variant or "default", "rows": rows}
+    doc = {"variant": build_name(variant), "rows": rows}
     Path(info_out).parent.mkdir(parents=True, exist_ok=True)
     tmp = f"{info_out}.tmp"
     Path(tmp).write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
@@ -218,7 +314,7 @@ def size_file(campaign: str, build: str) -> Path:
 
 
 def _builds(cfg: dict[str, Any]) -> list[str]:
-    return list(variants(cfg["build"])) or ["default"]
+    return list(variants(cfg["build"])) or [DEFAULT_BUILD]
 
 
 def load_sizes(cfg: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

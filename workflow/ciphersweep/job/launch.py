@@ -20,7 +20,7 @@ import os
 import pwd
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ciphersweep.core import paths
@@ -270,6 +270,17 @@ def build(
         + list(args)
     )
     return Launch(argv=argv, oversubscribed=oversub, env=env)
+
+
+def kernel_env(
+    point: Point, plat: Platform, environ: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment a point's kernel is launched with (``environ``, default this
+    process's, with what its launch line adds), as the bench job builds it: the plan
+    takes the code-path variables and library versions a point's records must show
+    from it."""
+    base = os.environ if environ is None else environ
+    return {**base, **build(point, plat, []).env}
 
 
 def generator_argv(plat: Platform) -> list[str]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ciphersweep.core import ciphers as cs_ciphers
+from ciphersweep.core import codepath
 from ciphersweep.core import stats as cs_stats
 from ciphersweep.job import energy as cs_energy
 from ciphersweep.job import hostfacts
@@ -180,16 +181,22 @@ class Energy:
 
 
 def fingerprint(
-    ns: argparse.Namespace, job: Job, impl: str, binary: str | None = None
+    ns: argparse.Namespace,
+    job: Job,
+    backend: str,
+    impl: str,
+    binary: str | None = None,
 ) -> dict[str, Any]:
     """The record's ``fingerprint`` (:func:`ciphersweep.plan.fingerprint.observed`): the
     kernel module that runs (``binary``: the program it runs instead), the input bytes
-    read and the shape (one process, one thread, no GPU)."""
+    read, the shape (one process, one thread, no GPU) and the versions of the libraries
+    doing the work, as this process imported them."""
     c = job.cipher
     shape = {"ranks": 1, "threads": 1, "gpus": 0, "cipher": c.name, "impl": impl}
     shape.update(mode=c.mode, op=ns.op)
     main = binary or os.path.abspath(sys.argv[0])
-    return cs_fp.observed(main, job.plaintext, shape)
+    libs = codepath.library_versions(backend, impl)
+    return cs_fp.observed(main, job.plaintext, shape, libraries=libs)
 
 
 def base_record(
@@ -201,7 +208,7 @@ def base_record(
 ) -> dict[str, Any]:
     c = job.cipher
     return {
-        "fingerprint": fingerprint(ns, job, impl, binary),
+        "fingerprint": fingerprint(ns, job, backend, impl, binary),
         "schema": 1,
         "backend": backend,
         "impl": impl,

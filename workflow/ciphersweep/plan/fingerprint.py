@@ -5,14 +5,19 @@ Every record carries ``fingerprint``, written by the kernel itself (kernels/src/
 fingerprint.c, :func:`ciphersweep.job.pykernel.fingerprint`): the SHA-256 of the binary
 (or Python kernel, or command program) that ran, the build key and compile flags baked
 into it when it was built, the SHA-256 of the input bytes it read, and the shape it
-observed (ranks, threads, GPUs, cipher, impl, mode, op).
+observed (ranks, threads, GPUs, cipher, impl, mode, op: the impl that ran, never
+``auto``); the bench job adds the code-path environment variables the kernel was
+launched with (``code_path_env``, :mod:`ciphersweep.core.codepath`), and the
+Python-side kernels the versions of the libraries doing their work (``libraries``).
 
 The plan (:class:`Expected`, one per point) holds what each point's records must show:
 the build key of its build (:func:`build_key`: sources, build script, cmake arguments
 and flags), the digest of its input (a generated input's ``.sha256`` beside it; a
 user's file hashed only when a record is checked), the digest of the binary on disk
-and the planned shape.  :func:`mismatch` names the first field that differs; admission
-then fails the point and the same command measures it again.
+and the planned shape, the code-path variables of the environment the point will be
+launched with and the versions of its libraries as its interpreter imports them.
+:func:`mismatch` names the first field that differs; admission then fails the point
+and the same command measures it again.
 """
 
 from __future__ import annotations
@@ -73,16 +78,22 @@ def program_file(argv: tuple[str, ...] | list[str]) -> str | None:
 
 
 def observed(
-    binary: str | None, data: bytes, shape: dict[str, Any], key: str | None = None
+    binary: str | None,
+    data: bytes,
+    shape: dict[str, Any],
+    key: str | None = None,
+    libraries: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The ``fingerprint`` a Python-side kernel writes: the same fields as the C
-    kernels' (binary: the kernel module or the program it runs)."""
+    kernels' (binary: the kernel module or the program it runs), and the versions of
+    the libraries doing its work (:func:`ciphersweep.core.codepath.library_versions`)."""
     return {
         "binary_sha256": file_sha256(binary) if binary else None,
         "build_key": key,
         "cflags": None,
         "input_sha256": hashlib.sha256(data).hexdigest(),
         **{k: shape.get(k) for k in SHAPE},
+        **({"libraries": libraries} if libraries else {}),
     }
 
 
@@ -118,6 +129,9 @@ class Expected:
     input_path: str | None = None  # the input file the point reads
     input_digest: str | None = None  # its `.sha256` beside it (generated inputs)
     image_digest: str | None = None  # container runs: the image's `.sha256` file
+    # the code-path variables of the environment it is launched with (core.codepath)
+    code_path_env: dict[str, str] | None = None
+    libraries: dict[str, str] | None = None  # name -> version of its libraries
 
     def shape(self) -> dict[str, Any]:
         p = self.point
@@ -196,6 +210,8 @@ class Planned:
     shape: dict[str, Any]
     digests: tuple[tuple[str, str | None], ...]  # fingerprint field, planned value
     image_digest: str | None
+    # fingerprint field -> the variables or versions planned (None: not checked)
+    tables: tuple[tuple[str, dict[str, str] | None], ...] = ()
 
 
 def planned(exp: Expected, deep: bool = True) -> Planned:
@@ -208,6 +224,7 @@ def planned(exp: Expected, deep: bool = True) -> Planned:
             ("input_sha256", exp.input_sha256(deep)),
         ),
         image_digest=_image(exp),
+        tables=(("code_path_env", exp.code_path_env), ("libraries", exp.libraries)),
     )
 
 
@@ -231,11 +248,36 @@ def record_mismatch(rec: dict[str, Any], plan: Planned) -> str | None:
         got = fp.get(name)
         if (got.lower() if name == "cipher" and isinstance(got, str) else got) != want:
             return f"fingerprint: {name} {_shown(got)}, planned {want}"
+    if "impl" not in plan.shape and fp.get("impl") in (None, "", "auto"):
+        return f"fingerprint: impl {_shown(fp.get('impl'))}, planned the impl that ran"
+    for name, table in plan.tables:
+        bad = _table_problem(name, fp.get(name), table)
+        if bad:
+            return bad
     for name, want in plan.digests:
         bad = _digest_problem(name, fp.get(name), want)
         if bad:
             return bad
     return _digest_problem("image_digest", rec.get("image_digest"), plan.image_digest)
+
+
+def _table_problem(name: str, got: Any, want: dict[str, str] | None) -> str | None:
+    """The first variable or library of ``got`` (a record's) that is not ``want``
+    (the plan's) as one line; None when they agree or ``want`` is not checked."""
+    if want is None:
+        return None
+    if not isinstance(got, dict):
+        return f"fingerprint: {name} missing (a record of an older kernel or runner)"
+    for key in sorted(set(got) | set(want)):
+        if got.get(key) != want.get(key):
+            return (
+                f"fingerprint: {name} {_entry(got, key)}, planned {_entry(want, key)}"
+            )
+    return None
+
+
+def _entry(table: dict[str, str], key: str) -> str:
+    return f"{key}={table[key]}" if key in table else f"{key} unset"
 
 
 def _binary(exp: Expected) -> str | None:

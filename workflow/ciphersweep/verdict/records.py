@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from ciphersweep.core import stats
+from ciphersweep.core import codepath, stats
 from ciphersweep.core.atomic import replacing
 from ciphersweep.plan.fingerprint import Expected
 from ciphersweep.plan.sweep import Point
@@ -158,6 +158,7 @@ def _measurement_rows(
         row = dict(r)
         # one column of text: a nested object is no tidy cell
         row["fingerprint"] = json.dumps(r.get("fingerprint"), sort_keys=True)
+        row.update(codepath.texts(r.get("fingerprint")))
         row.setdefault("point", pid)
         row["status"] = "ok"
         for k in ("size_label", "input_name", "cfg_impl", "p"):
@@ -174,6 +175,7 @@ def _point_summary(
     for k in FROM_FIRST_RECORD:
         s[k] = ok[0].get(k)
     s["impl"] = ok[0].get("impl", p.impl)
+    s.update(codepath.texts(ok[0].get("fingerprint")))
     s.update(_numeric_summary(ok))
     if s.get("t_total_median"):
         s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]

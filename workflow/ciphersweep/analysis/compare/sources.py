@@ -134,7 +134,7 @@ def _object_size(ctx: Context, p: Point) -> Measured:
     build, from the binary-size records of the build rules (ciphersweep.job.build)."""
     sizes = build.load_sizes(ctx.cfg) if "build" in ctx.cfg else {}
     name = p.impl.replace("-", "_")
-    for r in sizes.get(p.variant or "default", []):
+    for r in sizes.get(build.build_name(p.variant), []):
         if r.get("part") == "object" and r.get("name") == name:
             total = float(r["total"])  # exact: an interval of width 0
             return Measured(total, total, total, level=1.0)

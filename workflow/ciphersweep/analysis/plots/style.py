@@ -89,7 +89,7 @@ def series(
     """Row label -> the label's measured points, by data size (labels made over
     ``points``, default all the campaign's)."""
     points = ctx.points if points is None else points
-    labels = row_labels(points)
+    labels = row_labels(points, ctx.ran)
     out: dict[str, list[tuple[Point, dict[str, Any]]]] = {}
     for p in points:
         r = ctx.by_point.get(p.id)

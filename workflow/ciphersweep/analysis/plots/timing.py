@@ -81,7 +81,7 @@ def plot_variants(ctx: Context) -> Any:
     any_wide = False
     for ax, op in zip(axes, ops):
         base = [p for p in at if p.op == op and p.variant == variants[0]]
-        labels = row_labels(base)
+        labels = row_labels(base, ctx.ran)
         for i, b in enumerate(base):
             xs, cells = [], []
             for j, v in enumerate(variants):

@@ -17,6 +17,8 @@ from ciphersweep.analysis.tables.model import (
     CellValue,
     Context,
     Table,
+    add_note,
+    mark_oversubscribed,
     status_cell,
 )
 from ciphersweep.core import stats
@@ -164,6 +166,7 @@ def build_energy_table(ctx: Context) -> Table:
             else:
                 t.cells[key] = NA
                 t.notes[key] = "no repetition with both energy and time"
+            mark_oversubscribed(t, key, p, srow)
     return t
 
 
@@ -190,7 +193,7 @@ def build_cpu_util_table(ctx: Context) -> Table:
     for p in ctx.points:
         key = (ctx.row_of[p.id], p.input_name)
         if isinstance(t.cells.get(key), float) and _short(reps.get(p.id, [])):
-            t.notes[key] = COARSE_CPU
+            add_note(t, key, COARSE_CPU)
     return t
 
 

@@ -17,6 +17,7 @@ from ciphersweep.analysis.tables.model import (
     Context,
     Table,
     compared_with_baseline,
+    mark_oversubscribed,
     row_labels,
     status_cell,
 )
@@ -114,7 +115,7 @@ def build_cuda_copy(ctx: Context) -> Table:
     """Host-device copy table like the reference study: H2D, kernel, D2H, what the
     kernel's timers leave out, total, each the campaign's statistic."""
     cuda = [p for p in ctx.points if p.backend == "cuda"]
-    labels = row_labels(ctx.points)
+    labels = row_labels(ctx.points, ctx.ran)
     several = len({labels[p.id] for p in cuda}) > 1
     rows: list[str] = []
     b = ctx.basis(points=cuda)
@@ -149,6 +150,7 @@ def build_cuda_copy(ctx: Context) -> Table:
                     if col
                     else formulas.untimed_part(r, ctx.statistic),
                 )
+            mark_oversubscribed(t, key, p, r)
     return t
 
 

@@ -27,6 +27,7 @@ from ciphersweep.analysis.tables.model import (
     Context,
     Measured,
     Table,
+    mark_oversubscribed,
     row_labels,
 )
 from ciphersweep.plan.sweep import Point
@@ -64,7 +65,7 @@ def _statistics(spec: dict[str, Any]) -> list[str]:
 def _table(
     ctx: Context, spec: dict[str, Any], name: str, per: str, keep: list[Point]
 ) -> Table:
-    labels = row_labels(keep)
+    labels = row_labels(keep, ctx.ran)
     ren = spec["rename"]
     rows = [ren.get(r, r) for r in _combos(keep, spec["rows"], labels)]
     # the layout's own words never name a statistic: what the cells rest on is added
@@ -155,6 +156,16 @@ def _put(t: Table, key: tuple[str, str], v: Any) -> None:
         t.cells[key] = v if isinstance(v, str) else float(v)
 
 
+def _mark_oversubscribed(
+    ctx: Context, t: Table, marks: list[tuple[Point, tuple[str, str]]]
+) -> None:
+    """Footnote the cells (``marks``: point, cell) of the points whose records say
+    they ran oversubscribed (after the cells are written: a cell of several points
+    is their mean)."""
+    for p, key in marks:
+        mark_oversubscribed(t, key, p, ctx.by_point.get(p.id))
+
+
 def _fill_grid(
     ctx: Context,
     spec: dict[str, Any],
@@ -165,6 +176,7 @@ def _fill_grid(
     ren = spec["rename"]
     t.columns = [ren.get(c, c) for c in _combos(keep, spec["columns"], labels)]
     cells = _Cells(t, spec)
+    marks: list[tuple[Point, tuple[str, str]]] = []
     for p in keep:
         r = key_of(p, spec["rows"], labels)
         c = key_of(p, spec["columns"], labels)
@@ -177,7 +189,9 @@ def _fill_grid(
             unit=spec["unit"],
         )
         cells.put((ren.get(r, r), ren.get(c, c)), v)
+        marks.append((p, (ren.get(r, r), ren.get(c, c))))
     cells.flush()
+    _mark_oversubscribed(ctx, t, marks)
 
 
 def _fill_measures(
@@ -190,6 +204,7 @@ def _fill_measures(
     ren = spec["rename"]
     t.columns = [m["label"] for m in spec["measures"]]
     cells = _Cells(t, spec)
+    marks: list[tuple[Point, tuple[str, str]]] = []
     for m in spec["measures"]:
         if "ratio" in m:
             continue
@@ -207,7 +222,9 @@ def _fill_measures(
                 unit=m.get("unit", UNITS[value][0]),
             )
             cells.put((ren.get(r, r), m["label"]), v)
+            marks.append((p, (ren.get(r, r), m["label"])))
     cells.flush()
+    _mark_oversubscribed(ctx, t, marks)
     for m in spec["measures"]:
         if "ratio" not in m:
             continue

@@ -17,7 +17,7 @@ one plain list, :data:`ciphersweep.analysis.tables.registry.BUILDERS`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -54,6 +54,41 @@ def status_cell(row: dict[str, Any] | None) -> tuple[str, str] | None:
     if row.get("status") != "ok":
         return FAILED, str(row.get("reason") or "failed")
     return None
+
+
+def oversubscribed(row: Mapping[str, Any] | None) -> bool:
+    """Whether a point's records say it ran oversubscribed (more ranks x threads than
+    cores: its time is not what those CPUs would give)."""
+    v = (row or {}).get("oversubscribed")
+    return v is True or (isinstance(v, str) and v.strip().lower() == "true") or v == 1
+
+
+def oversubscribed_note(p: Point) -> str:
+    """The footnote of a cell of an oversubscribed point."""
+    what = [f"{p.ranks} ranks"] if p.ranks > 1 else []
+    what += [f"{p.threads} threads"] if p.threads > 1 else []
+    return (
+        f"ran oversubscribed ({' x '.join(what) or 'its processes'} on fewer cores, "
+        "as its records say): not a measure of that many CPUs"
+    )
+
+
+def add_note(t: Table, key: tuple[str, str], note: str) -> None:
+    """A footnote for a cell, after the one it has (each said once)."""
+    had = t.notes.get(key)
+    if not had:
+        t.notes[key] = note
+    elif note not in had:
+        t.notes[key] = f"{had}; {note}"
+
+
+def mark_oversubscribed(
+    t: Table, key: tuple[str, str], p: Point, row: Mapping[str, Any] | None
+) -> None:
+    """Footnote the cell ``key`` of point ``p`` when its records say it ran
+    oversubscribed (every table marks such cells, whatever the cell shows)."""
+    if oversubscribed(row):
+        add_note(t, key, oversubscribed_note(p))
 
 
 @dataclass(frozen=True)
@@ -140,7 +175,13 @@ class Context:
             else {}
         )
         self.columns = _columns(self.points)
-        self.row_of = row_labels(self.points)
+        # point id -> the impl its records say ran (an ``auto`` point's resolved one)
+        self.ran = {
+            pid: r.get("impl")
+            for pid, r in self.by_point.items()
+            if r.get("status") == "ok"
+        }
+        self.row_of = row_labels(self.points, self.ran)
         self.statistic = stats.statistic_of(self.cfg)
         self.target = stats.target_of(self.cfg)
         self._reps: dict[tuple[str, ...], dict[str, list[dict[str, Any]]]] = {}
@@ -194,7 +235,7 @@ class Context:
     ) -> Table:
         """A rows x sizes table; ``value(point, summary_row)`` gives a cell (None: n/a)."""
         # labels over the rows shown: an impl shared by every row is not repeated
-        labels = row_labels([p for p in self.points if keep(p)])
+        labels = row_labels([p for p in self.points if keep(p)], self.ran)
         rows = list(dict.fromkeys(labels[p.id] for p in self.points if keep(p)))
         t = Table(name, title, rows, self.columns, {}, digits=digits, caption=caption)
         for p in self.points:
@@ -208,6 +249,7 @@ class Context:
             else:
                 assert row is not None
                 t.put(key, value(p, row))
+            mark_oversubscribed(t, key, p, row)
         return t
 
 
@@ -298,9 +340,21 @@ def _base_label(p: Point, multi_gpu: bool) -> str:
     return base
 
 
-def row_labels(points: Sequence[Point]) -> dict[str, str]:
+def impl_shown(p: Point, ran: Mapping[str, Any] | None = None) -> str:
+    """A point's impl as a label names it: an ``auto`` point's with the impl its records
+    say ran (``auto→ttable``; ``ran``: point id -> that impl), others as planned."""
+    got = (ran or {}).get(p.id)
+    if p.impl == "auto" and isinstance(got, str) and got not in ("", "auto"):
+        return f"auto→{got}"
+    return p.impl
+
+
+def row_labels(
+    points: Sequence[Point], ran: Mapping[str, Any] | None = None
+) -> dict[str, str]:
     """Point id -> row label such as ``mpi (16 ranks)``; impl/mode/op are added only
-    where the campaign has more than one of them."""
+    where the campaign has more than one of them, and an ``auto`` point's impl always
+    once its records say which impl ran (``ran``: point id -> that impl)."""
     native = [p for p in points if p.backend not in NAMED_BACKENDS]
     vary = {
         "impl": len({impl_family(p.impl) for p in native}) > 1,
@@ -313,7 +367,8 @@ def row_labels(points: Sequence[Point]) -> dict[str, str]:
     for p in points:
         extra = []
         if p.backend not in NAMED_BACKENDS:
-            extra += [p.impl] if vary["impl"] else []
+            shown = impl_shown(p, ran)
+            extra += [shown] if vary["impl"] or shown != p.impl else []
             extra += [p.mode] if vary["mode"] else []
         extra += [p.op] if vary["op"] else []
         extra += [p.variant] if vary["variant"] else []

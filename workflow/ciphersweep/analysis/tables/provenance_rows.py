@@ -29,9 +29,12 @@ PROVENANCE_ROWS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("GPU temperature [°C]", ("gpu_temp_c_start", "gpu_temp_c_end"), ()),
     ("Compiler", ("compiler",), ("cc",)),
     ("Compiler flags", ("cflags",), ()),
+    ("Build settings", ("build_settings",), ()),
     ("CUDA", (), ("nvcc",)),
     ("MPI library", ("mpi_version",), ("mpi",)),
     ("OpenSSL", ("openssl_version",), ("openssl",)),
+    ("Libraries doing the work", ("libraries",), ()),
+    ("Code-path environment", ("code_path_env",), ()),
     ("likwid", (), ("likwid",)),
     ("Energy sources", ("energy_source",), ()),
     ("Project git revision", ("git_rev",), ("git_rev",)),
@@ -59,6 +62,9 @@ _NONE_TEXT = {
     "Slurm job ids": "none (not run under Slurm)",
     "Slurm node lists": "none (not run under Slurm)",
     "Energy sources": "none",
+    "Build settings": "none (no build of the workflow's, or an image)",
+    "Libraries doing the work": "none recorded (the kernels' own code)",
+    "Code-path environment": "none of the variables that choose a code path was set",
     "Busy machine before a point": "no warning (or not checked: Slurm, older records)",
 }
 

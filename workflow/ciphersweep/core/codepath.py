@@ -1,0 +1,315 @@
+"""What decides a number besides the binary, the input and the shape: THE list of the
+environment variables a kernel, or a library doing its work, reads to choose its code
+path, and the libraries whose version decides it: the Python-side kernels' (the
+interpreter, PyCryptodome, NumPy) and aes-openssl's libcrypto, which the binary loads
+at run time.
+
+Each point's fingerprint holds the values of the variables its backend reads
+(:func:`select`, taken by the plan and by the bench job from the environment the
+kernel is launched with) and the versions of its libraries (written by the kernel:
+:func:`library_versions`, kernels/src/fingerprint.c; expected by the plan:
+:func:`planned_libraries`, asked of the same Python or binary in the same
+environment); admission compares both, so a change measures exactly the points whose
+backend reads the variable, or uses the library, again.
+
+The variables (``name`` exact, or a prefix ending in ``*``):
+
+* ``CIPHERSWEEP_DISABLE_IMPLS``: the AES core's dispatch (kernels/src/aes_impl.c, the
+  AEAD impls too) skips the impls it names: ``--impl auto`` runs another one (a point
+  of a named impl reads only whether its name is listed: it then fails).
+* ``OPENSSL_ia32cap`` and the other capability masks, ``OPENSSL_CONF``,
+  ``OPENSSL_MODULES``: OpenSSL's choice of AES code (AES-NI, VAES, bit-sliced...) and of
+  the provider doing the work: aes-openssl and the command backend's programs.
+* ``OMP_*``, ``GOMP_*``, ``KMP_*``: the OpenMP runtime's binding, schedule, wait policy:
+  aes-omp.
+* ``OMPI_MCA_*``, ``UCX_*``: Open MPI's transports (the byte transfer layer, the pml):
+  aes-mpi.
+* ``CUDA_LAUNCH_BLOCKING`` and the other CUDA driver switches: aes-cuda.
+* ``NPY_DISABLE_CPU_FEATURES``, ``NPY_ENABLE_CPU_FEATURES``: NumPy's SIMD dispatch:
+  aes-purepy ``--impl numpy``.
+* ``PYTHONOPTIMIZE``, ``PYTHONMALLOC``, ``PYTHONDEVMODE``: the interpreter's asserts,
+  allocator and debug checks: the Python-side kernels.
+* ``LD_PRELOAD``, ``LD_LIBRARY_PATH``: which shared libraries (libcrypto, libgomp,
+  libmpi) a native kernel loads; ``GLIBC_TUNABLES``: glibc's CPU features (memcpy's
+  code).
+
+Not listed, on purpose (:data:`IRRELEVANT`): ``PYTHONHASHSEED`` (the kernels hash no
+strings in the timed region), ``OMPI_MCA_orte_tmpdir_base`` and
+``OMPI_MCA_prte_tmpdir_base`` (where mpirun keeps its session files; the workflow sets
+one per launch), ``CUDA_VISIBLE_DEVICES`` (which device, assigned per job by Slurm; the
+records name its model), ``OPENBLAS_NUM_THREADS`` (no BLAS call in a timed region).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import platform
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+NATIVE = ("seq", "omp", "mpi", "cuda", "openssl")
+PYTHON = ("pycryptodome", "purepy")
+ANY = "*"  # every backend, the user's kernels included
+
+
+@dataclass(frozen=True)
+class Switch:
+    """Environment variables (``name``; a prefix when it ends in ``*``) that choose a
+    code path of the kernels of ``backends`` (:data:`ANY`: all; a user's kernel, whose
+    reading nobody knows, counts as reading every switch), only for ``impls`` when
+    given."""
+
+    name: str
+    backends: tuple[str, ...]
+    impls: tuple[str, ...] = ()
+    # the value lists impls: a point of one named impl reads only whether it is listed
+    lists_impls: bool = False
+
+    def matches(self, var: str) -> bool:
+        if self.name.endswith("*"):
+            return var.startswith(self.name[:-1])
+        return var == self.name
+
+    def reads(self, impl: str, value: str) -> bool:
+        """Whether a point of ``impl`` reads the value (an impl list: ``auto`` reads
+        all of it, a named impl only its own name in it)."""
+        return not self.lists_impls or impl == "auto" or impl in _words(value)
+
+    def applies(self, backend: str, impl: str) -> bool:
+        known = backend in NATIVE or backend in PYTHON or backend == "command"
+        if known and ANY not in self.backends and backend not in self.backends:
+            return False
+        return not self.impls or impl in self.impls or not known
+
+
+SWITCHES: tuple[Switch, ...] = (
+    Switch("CIPHERSWEEP_DISABLE_IMPLS", ("seq", "omp", "mpi"), lists_impls=True),
+    *(
+        Switch(f"OPENSSL_{cap}", ("openssl", "command"))
+        for cap in ("ia32cap", "armcap", "ppccap", "s390xcap", "sparcv9cap", "riscvcap")
+    ),
+    Switch("OPENSSL_CONF", ("openssl", "command")),
+    Switch("OPENSSL_MODULES", ("openssl", "command")),
+    Switch("OMP_*", ("omp",)),
+    Switch("GOMP_*", ("omp",)),
+    Switch("KMP_*", ("omp",)),
+    Switch("OMPI_MCA_*", ("mpi",)),
+    Switch("UCX_*", ("mpi",)),
+    *(
+        Switch(f"CUDA_{name}", ("cuda",))
+        for name in (
+            "LAUNCH_BLOCKING",
+            "DEVICE_MAX_CONNECTIONS",
+            "MODULE_LOADING",
+            "FORCE_PTX_JIT",
+            "DISABLE_PTX_JIT",
+        )
+    ),
+    Switch("NPY_DISABLE_CPU_FEATURES", ("purepy",), ("numpy",)),
+    Switch("NPY_ENABLE_CPU_FEATURES", ("purepy",), ("numpy",)),
+    Switch("PYTHONOPTIMIZE", PYTHON),
+    Switch("PYTHONMALLOC", PYTHON),
+    Switch("PYTHONDEVMODE", PYTHON),
+    Switch("LD_PRELOAD", (*NATIVE, "command")),
+    Switch("LD_LIBRARY_PATH", (*NATIVE, "command")),
+    Switch("GLIBC_TUNABLES", ANY),
+)
+# read by a kernel or a library, but choosing no code path of a timed region
+IRRELEVANT = (
+    "PYTHONHASHSEED",
+    "OMPI_MCA_orte_tmpdir_base",
+    "OMPI_MCA_prte_tmpdir_base",
+    "CUDA_VISIBLE_DEVICES",
+    "OPENBLAS_NUM_THREADS",
+)
+
+
+def select(backend: str, impl: str, environ: Mapping[str, str]) -> dict[str, str]:
+    """The code-path variables of ``environ`` the kernels of ``backend`` (its ``impl``)
+    read, name -> value, sorted: what a point's fingerprint holds of its environment."""
+    names, switches = _switches(backend, impl)
+    out = {}
+    for var in sorted(v for v in environ if names.match(v) and v not in IRRELEVANT):
+        value = str(environ[var])
+        if any(s.matches(var) and s.reads(impl, value) for s in switches):
+            out[var] = value
+    return out
+
+
+@lru_cache(maxsize=256)
+def _switches(backend: str, impl: str) -> tuple[re.Pattern[str], tuple[Switch, ...]]:
+    """The switches of a backend's impl and one pattern of all their names (a plan
+    selects for every point: thousands of points, each over the whole environment)."""
+    switches = tuple(s for s in SWITCHES if s.applies(backend, impl))
+    alts = [
+        re.escape(s.name[:-1]) + ".*" if s.name.endswith("*") else re.escape(s.name)
+        for s in switches
+    ]
+    return re.compile(f"(?:{'|'.join(alts) or '(?!)'})\\Z"), switches
+
+
+def _words(value: str) -> list[str]:
+    """The names of a list such as ``vaes,vaes256 aesni`` (kernels/src/aes_impl.c)."""
+    return [w for w in value.replace(",", " ").split() if w]
+
+
+def shown(env: Mapping[str, str] | None) -> str:
+    """One line of a fingerprint's variables (``A=1 B=x``; "" for none)."""
+    return " ".join(f"{k}={v}" for k, v in sorted((env or {}).items()))
+
+
+def texts(fingerprint: Any) -> dict[str, str | None]:
+    """A record fingerprint's code-path variables and library versions as one line
+    each (``code_path_env``: "" when none is set, None for a record without them;
+    ``libraries``: ``PyCryptodome 3.20.0, Python 3.11.2``), the columns of the tidy
+    tables, the provenance section and the tables' notes read."""
+    fp = fingerprint if isinstance(fingerprint, dict) else {}
+    env, libs = fp.get("code_path_env"), fp.get("libraries")
+    return {
+        "code_path_env": shown(env) if isinstance(env, dict) else None,
+        "libraries": (
+            ", ".join(
+                v if v.startswith(k) else f"{k} {v}" for k, v in sorted(libs.items())
+            )
+            if isinstance(libs, dict)
+            else None
+        ),
+    }
+
+
+# ------------------------------------------------------------------ libraries
+
+# (backend, impl; "" = every impl) -> the libraries doing its work: (name, module)
+LIBRARIES: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
+    ("pycryptodome", ""): (("PyCryptodome", "Crypto"),),
+    ("purepy", "numpy"): (("NumPy", "numpy"),),
+}
+
+
+def libraries(backend: str, impl: str) -> tuple[tuple[str, str], ...]:
+    """The libraries whose version decides a Python-side point's number: the
+    interpreter (``Python``, module "") and its backend's library; none for others."""
+    if backend not in PYTHON:
+        return ()
+    own = LIBRARIES.get((backend, impl)) or LIBRARIES.get((backend, ""), ())
+    return (("Python", ""), *own)
+
+
+def library_versions(backend: str, impl: str) -> dict[str, str]:
+    """name -> version of the libraries of ``backend``/``impl`` as this process
+    imports them (the kernel writes it into its fingerprint)."""
+    out: dict[str, str] = {}
+    for name, module in libraries(backend, impl):
+        if not module:
+            out[name] = platform.python_version()
+        else:
+            out[name] = str(
+                getattr(importlib.import_module(module), "__version__", "?")
+            )
+    return out
+
+
+_PROBE = (
+    "import json, sys\n"
+    "from ciphersweep.core.codepath import library_versions\n"
+    "print(json.dumps(library_versions(sys.argv[1], sys.argv[2])))\n"
+)
+
+
+@lru_cache(maxsize=64)
+def _probe(
+    python: str, backend: str, impl: str, env: tuple[tuple[str, str], ...]
+) -> tuple[tuple[str, str], ...] | None:
+    try:
+        proc = subprocess.run(
+            [python, "-c", _PROBE, backend, impl],
+            capture_output=True,
+            text=True,
+            env=dict(env),
+            timeout=120,
+            check=False,
+        )
+        found = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        return None
+    return tuple(sorted(found.items())) if isinstance(found, dict) else None
+
+
+# native backends whose work a shared library does, loaded at run time (the binary's
+# digest does not show which): the name their fingerprint gives it; the kernel's
+# --version line ends with its version
+NATIVE_LIBRARIES = {"openssl": "OpenSSL"}
+
+
+@lru_cache(maxsize=64)
+def _version_line(
+    binary: str, stamp: tuple[int, int, int], env: tuple[tuple[str, str], ...]
+) -> str | None:
+    try:
+        proc = subprocess.run(
+            [binary, "--version"],
+            capture_output=True,
+            text=True,
+            env=dict(env),
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    lines = proc.stdout.splitlines()
+    return lines[0] if proc.returncode == 0 and lines else None
+
+
+def probe_native_library(
+    binary: str, backend: str, env: Mapping[str, str]
+) -> dict[str, str] | None:
+    """name -> version of the shared library doing a native point's work as its
+    kernel ``binary`` loads it in ``env`` ({}: its backend has none; None: not learnt,
+    e.g. the binary is not built yet)."""
+    name = NATIVE_LIBRARIES.get(backend)
+    if name is None:
+        return {}
+    try:
+        st = os.stat(binary)
+    except OSError:
+        return None
+    stamp = (st.st_size, st.st_mtime_ns, st.st_ino)
+    line = _version_line(binary, stamp, tuple(sorted(env.items())))
+    return {name: line.rsplit(", ", 1)[-1]} if line and ", " in line else None
+
+
+def planned_libraries(
+    backend: str,
+    impl: str,
+    env: Mapping[str, str],
+    python: str,
+    binary: str | None = None,
+) -> dict[str, str] | None:
+    """The library versions a point's records must show (None: none to check, or not
+    learnt now): a Python-side kernel's asked of ``python``, a native kernel's of its
+    ``binary``, each in the environment ``env`` it is launched with."""
+    if libraries(backend, impl):
+        return probe_library_versions(python, backend, impl, env)
+    if backend in NATIVE_LIBRARIES and binary is not None:
+        return probe_native_library(binary, backend, env)
+    return None
+
+
+def probe_library_versions(
+    python: str, backend: str, impl: str, env: Mapping[str, str]
+) -> dict[str, str] | None:
+    """:func:`library_versions` as the kernel will see them: asked of ``python`` in
+    ``env``, the interpreter and environment the kernel is launched with (another
+    ``PYTHONPATH`` imports another version); once per interpreter, point kind and
+    environment. None: not learnt (the kernel, importing the same, fails the point
+    with its own reason)."""
+    if not libraries(backend, impl):
+        return {}
+    found = _probe(python, backend, impl, tuple(sorted(env.items())))
+    return None if found is None else dict(found)
