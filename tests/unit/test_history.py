@@ -4,6 +4,7 @@ judged through the intervals, machines kept apart, the trend plot."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import sqlite3
 import subprocess
@@ -59,7 +60,7 @@ def test_new_store_has_schema_version_and_view(tmp_path: Path) -> None:
     path = tmp_path / "sub" / "h.sqlite"
     assert store.schema_version(path) == 0
     assert store.append(path, _run("r1", "2026-01-01"), [_cell("seq-a", 1, 0.9, 1.1)])
-    assert store.schema_version(path) == store.SCHEMA_VERSION == 1
+    assert store.schema_version(path) == store.SCHEMA_VERSION == 2
     with sqlite3.connect(path) as db:
         rows = db.execute("SELECT run_id, point, estimate FROM history").fetchall()
         mode = db.execute("PRAGMA journal_mode").fetchone()[0]
@@ -602,3 +603,55 @@ def test_history_captions_state_what_the_stored_cells_rest_on() -> None:
     assert basis in trends.caption(basis) and "95 % confidence" not in trends.caption(
         basis
     )
+
+
+def test_a_version_1_store_is_read_as_it_is_and_upgraded_by_an_append(
+    tmp_path: Path,
+) -> None:
+    """A store written before the code digest: reading it changes nothing; the next
+    append adds the column (NULL for the old cells) and its cells carry it."""
+    from ciphersweep.analysis.history import schema
+
+    path = tmp_path / "v1.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE schema_version (version INTEGER)")
+        schema.MIGRATIONS[1](db)
+        db.execute("INSERT INTO schema_version (version) VALUES (1)")
+    old = _cell("seq-a", 1.0, 0.9, 1.1, build_digest="b1")
+    old.pop("code_digest", None)
+    with sqlite3.connect(path) as db:
+        cols = [c for c in schema.CELL_COLUMNS_V1 if c != "run_id"]
+        db.execute(
+            "INSERT INTO runs (run_id, campaign, run_time, statistic) VALUES "
+            "('r1', 'c', '2026-01-01T00:00:00Z', 'median')"
+        )
+        db.execute(
+            f"INSERT INTO cells (run_id, {', '.join(cols)}) VALUES "
+            f"('r1', {', '.join('?' * len(cols))})",
+            [old.get(c) for c in cols],
+        )
+    before = path.read_bytes()
+    frame = store.read(path)
+    assert path.read_bytes() == before and "code_digest" not in frame
+    assert store.schema_version(path) == 1
+    new = _cell("seq-a", 1.0, 0.9, 1.1, build_digest="b1", code_digest="abc")
+    assert store.append(path, _run("r2", "2026-01-02T00:00:00Z"), [new])
+    assert store.schema_version(path) == 2
+    frame = store.read(path)
+    assert frame["code_digest"].isna().tolist() == [True, False]
+
+
+def test_the_code_digest_decides_what_is_unchanged() -> None:
+    """Two cells of one build whose fingerprints differ (a Python library's version,
+    a code-path variable) are not controls; the same digest is, whatever the build
+    digest says; cells without digests fall back to build and image."""
+    a = _cell("py-a", 1.0, 0.9, 1.1, build_digest="b", code_digest="x")
+    assert not regress.unchanged(a, {**a, "code_digest": "y"})
+    assert regress.unchanged(a, {**a, "build_digest": "other"})
+    assert not regress.unchanged(a, {**a, "code_digest": None})
+    legacy = _cell("seq-a", 1.0, 0.9, 1.1, build_digest="b")
+    assert regress.unchanged(legacy, dict(legacy))
+    assert not regress.unchanged(legacy, {**legacy, "image_digest": "i"})
+    fp = {"binary_sha256": "ab", "libraries": {"pycryptodome": "3.20.0"}}
+    assert runs.code_digest(fp) == runs.code_digest(json.dumps(fp, sort_keys=True))
+    assert runs.code_digest(None) is None and runs.code_digest("null") is None

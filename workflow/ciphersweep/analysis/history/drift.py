@@ -6,8 +6,8 @@ one run to the next (clock, thermal and load state). The drift is estimated from
 the history holds, and the largest of three figures sets the band:
 
 * ``history.min_change``, the floor the user sets;
-* **control cells**: the cells the two runs both measured with the same build and image
-  (code that did not change); their factors new / old are drift alone, and the 90th
+* **control cells**: the cells the two runs both measured with the same code (the
+  same digest of their records' fingerprint); their factors new / old are drift alone, and the 90th
   percentile of ``|log factor|`` over them (their largest when fewer than ten) is the
   drift between these two runs;
 * **this cell**: its factors between consecutive earlier runs of one build on that

@@ -13,8 +13,9 @@ change" ``[1 / (1 + d), 1 + d]`` whose drift ``d`` is the largest of:
 
 * ``history.min_change`` (the floor the user sets);
 * the drift between the two runs themselves: the largest factor of the *control
-  cells*, those measured in both runs by the same build and image (code that did not
-  change), ``|log(new / old)|``;
+  cells*, those measured in both runs by the same code (the same digest of their
+  records' fingerprint: binary, build key, input, code-path environment, libraries),
+  ``|log(new / old)|``;
 * the drift of this cell over its earlier runs of one build on that machine.
 
 The row says which one set the band. Against it, the factor is a
@@ -24,7 +25,7 @@ The row says which one set the band. Against it, the factor is a
 * **no change** when entirely inside,
 * **inconclusive** when it reaches both inside and outside (the data cannot tell).
 
-A cell whose build and image did not change since its baseline is a control itself:
+A cell whose code did not change since its baseline is a control itself:
 whatever its factor, it is **no change** (its difference is drift, said in the note),
 never a regression. Machines are kept apart unless ``compare_machines`` is set. A cell
 with nothing to compare with (first run on its machine, failed, without an interval, or
@@ -141,8 +142,13 @@ def _same_cell(a: Mapping[str, Any], b: Mapping[str, Any], machines: bool) -> bo
 
 
 def unchanged(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Both cells were measured by the same known build and the same image: the code
-    did not change between them (a control cell)."""
+    """The code did not change between the two cells (a control cell): the same
+    digest of the fingerprint their records carry (binary, build key, input, shape,
+    code-path environment, library versions); for cells stored before that digest,
+    the same known build and the same image."""
+    digests = [c.get("code_digest") for c in (a, b)]
+    if any(isinstance(d, str) and d for d in digests):
+        return digests[0] == digests[1]
     build = a.get("build_digest")
     return (
         isinstance(build, str)
@@ -231,9 +237,7 @@ def compare_cell(
         row["band_source"] = "unchanged build (a control cell)"
         if row["verdict"] != NO_CHANGE:
             row["verdict"] = NO_CHANGE
-            row["note"] = (
-                f"{_note(row)}: the same build and image, so drift between runs"
-            )
+            row["note"] = f"{_note(row)}: the same code, so drift between runs"
             return row
     row["note"] = _note(row) if row["verdict"] != NO_CHANGE else ""
     return row

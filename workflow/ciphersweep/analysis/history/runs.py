@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import math
 import re
 from collections.abc import Mapping
@@ -29,7 +30,7 @@ from . import validate
 
 # the build variant at the end of a point id (input names hold no '-')
 _VARIANT = re.compile(r"-t\d+(?:-g\d+-b\d+(?:-s\d+)?)?-v([A-Za-z0-9_.+-]+)$")
-_RECORD_FIELDS = ("cpu_model", "gpu_model", "cflags")
+_RECORD_FIELDS = ("cpu_model", "gpu_model", "cflags", "fingerprint")
 
 
 class RunError(Exception):
@@ -57,6 +58,23 @@ def _value(v: Any) -> Any:
     if hasattr(v, "item"):  # numpy scalars
         return _value(v.item())
     return v
+
+
+def code_digest(fingerprint: Any) -> str | None:
+    """The digest of a record's fingerprint (JSON text or an object; None: none):
+    equal for two cells of a point measured by the same code on the same input."""
+    if fingerprint is None or (
+        isinstance(fingerprint, float) and math.isnan(fingerprint)
+    ):
+        return None
+    text = (
+        fingerprint
+        if isinstance(fingerprint, str)
+        else json.dumps(fingerprint, sort_keys=True)
+    )
+    if text in ("", "null"):
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def variant_of(point: str) -> str:
@@ -133,6 +151,7 @@ def _cell(
         "gpu_model": facts.get("gpu_model"),
         "nodelist": _value(row.get("slurm_nodelist")),
         "cflags": facts.get("cflags"),
+        "code_digest": code_digest(facts.get("fingerprint")),
         "status": "ok" if est is not None else str(row.get("status") or "failed"),
         "estimate": est.value if est else None,
         "ci_low": est.low if known and est else None,
