@@ -298,18 +298,6 @@ def check_precision(cfg: dict[str, Any]) -> None:
         )
 
 
-def check_history(cfg: dict[str, Any]) -> None:
-    """The gate's settings together: a gate needs the history it reads."""
-    hist = cfg["history"]
-    if not hist["enabled"]:
-        for key, off in (("fail_on_regression", False), ("inconclusive", "warn")):
-            if hist[key] != off:
-                raise _fail(
-                    f"history.{key}",
-                    f"{hist[key]!r} needs history.enabled: true (the gate reads the "
-                    f"history; allowed with history.enabled: false: {off!r})",
-                )
-
 # How a history store's files end: history.path's suffixes (its schema pattern) and
 # the files SQLite keeps beside it. A campaign whose results/<campaign>/ directory took
 # one of these names would stand where a store (results/history.sqlite by default)
@@ -335,6 +323,18 @@ def check_campaign(cfg: dict[str, Any]) -> None:
     if problem:
         raise _fail("campaign", problem)
 
+
+def check_history(cfg: dict[str, Any]) -> None:
+    """The gate's settings together: a gate needs the history it reads."""
+    hist = cfg["history"]
+    if not hist["enabled"]:
+        for key, off in (("fail_on_regression", False), ("inconclusive", "warn")):
+            if hist[key] != off:
+                raise _fail(
+                    f"history.{key}",
+                    f"{hist[key]!r} needs history.enabled: true (the gate reads the "
+                    f"history; allowed with history.enabled: false: {off!r})",
+                )
 
 
 def check_container(cfg: dict[str, Any], root: str | Path) -> None:
