@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/bench_reframe.py [--quick] [--repeats 3] [--points 5000]
                                             [--shipped-reps] [--out FILE.md|FILE.json]
+                                            [--conditions quiet,loaded] [--busy 2]
 
 Installs ReFrame (reframe-hpc==4.10.4, from PyPI with pip) into build/reframe-venv the
 first time, generates a ReFrame test file with one case per campaign point (the same
@@ -14,6 +15,10 @@ local scheduler, max_jobs 1), and measures, each side in a fresh scratch directo
    (build check, inputs, points, tables, plots, report) against `reframe -r`;
 3. the overhead per extra point: (wall - sum of the kernels' t_total) of the 20-point
    campaign and of the same campaign over 16 sizes (80 points), slope per side.
+
+Each is measured in two conditions, one table each: quiet, and loaded (--busy N CPU-bound
+processes, default 2, competing with both sides for the whole measurement, as on a shared
+login or CI node); --conditions picks one.
 
 The two sides alternate (ReFrame, ciphersweep, ReFrame, ciphersweep, ...) and every
 measurement is repeated; the table shows median [min–max] per side and of the
@@ -28,6 +33,7 @@ Exit status 0 whatever the verdicts; non-zero only when a side failed to run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -294,6 +300,22 @@ def rows(series: Series, listed: int) -> list[bt.Row]:
     return [listing] + [bt.row(w, rf[k], cs[k], t) for k, (w, t) in work.items()]
 
 
+BUSY_LOOP = "while True: pass"
+
+
+@contextlib.contextmanager
+def busy(n: int):
+    """``n`` CPU-bound processes competing with both sides while the block runs."""
+    procs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -323,7 +345,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument(
         "--out", type=Path, help="also write the table: FILE.md or FILE.json"
     )
+    ap.add_argument(
+        "--conditions",
+        default="quiet,loaded",
+        help="quiet, loaded or both (default quiet,loaded)",
+    )
+    ap.add_argument(
+        "--busy",
+        type=int,
+        default=2,
+        help="CPU-bound processes competing in the loaded condition (default 2)",
+    )
     a = ap.parse_args(argv)
+    a.conditions = [c.strip() for c in a.conditions.split(",") if c.strip()]
+    if not a.conditions or set(a.conditions) - {"quiet", "loaded"}:
+        ap.error("--conditions: quiet, loaded or quiet,loaded")
+    if a.busy < 1:
+        ap.error("--busy: at least 1")
     a.repeats = a.repeats if a.repeats is not None else (1 if a.quick else 3)
     a.points = a.points if a.points is not None else (500 if a.quick else 5000)
     if a.repeats < 1 or a.points < 1:
@@ -340,32 +378,51 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"no kernels in {KERNELS.relative_to(ROOT)}: run scripts/build-kernels.sh build/kernels"
         )
     reframe = install_reframe()
-    series = measure(reframe, args)
     listed = len(rc.cases(synthetic(args.points), KERNELS))
-    table = rows(series, listed)
-    load = os.getloadavg()
-    meta = {
-        "reframe": REFRAME,
-        "repeats": args.repeats,
-        "cores": rc.cores(),
-        "load_average_after": [round(x, 2) for x in load],
-        "campaign": "config/config.yaml"
-        + (
-            ""
-            if args.shipped_reps
-            else ", 1 process, 5 reps + 1 warm-up, no precision loop"
-        ),
-    }
-    text = bt.markdown(table)
-    print(
-        f"\n{meta['campaign']}; {args.repeats} repetition(s); median [min–max]; "
-        f"load average after: {load[0]:.2f} on {rc.cores()} cores\n"
-    )
-    print(text)
-    if args.out is not None:
-        args.out.write_text(
-            bt.as_json(table, meta) if args.out.suffix == ".json" else text + "\n"
+    texts, tables = [], {}
+    for condition in args.conditions:
+        print(f"condition: {condition}", flush=True)
+        with busy(args.busy) if condition == "loaded" else contextlib.nullcontext():
+            series = measure(reframe, args)
+            load = os.getloadavg()
+        table = rows(series, listed)
+        tables[condition] = table
+        what = (
+            f"loaded: {args.busy} CPU-bound processes competing"
+            if condition == "loaded"
+            else "quiet"
         )
+        text = bt.markdown(table)
+        texts.append(
+            f"\n### {what}\n\n{campaign_words(args)}; {args.repeats} repetition(s); "
+            f"median [min–max]; load average at the end: {load[0]:.2f} on "
+            f"{rc.cores()} cores\n\n{text}"
+        )
+        print(texts[-1], flush=True)
+    if args.out is not None:
+        meta = {
+            "reframe": REFRAME,
+            "repeats": args.repeats,
+            "cores": rc.cores(),
+            "busy": args.busy,
+            "campaign": campaign_words(args),
+        }
+        args.out.write_text(
+            json.dumps(
+                {c: json.loads(bt.as_json(t, meta)) for c, t in tables.items()},
+                indent=1,
+            )
+            if args.out.suffix == ".json"
+            else "\n".join(texts) + "\n"
+        )
+
+
+def campaign_words(args: argparse.Namespace) -> str:
+    return "config/config.yaml" + (
+        ""
+        if args.shipped_reps
+        else ", 1 process, 5 reps + 1 warm-up, no precision loop"
+    )
 
 
 if __name__ == "__main__":

@@ -169,3 +169,24 @@ def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
     assert fixed.reframe.median == pytest.approx(4.0)  # 10 - 2 - 20 x 0.2
     assert fixed.ciphersweep.median == pytest.approx(9.0)  # 12 - 2 - 20 x 0.05
     assert fixed.verdict == "—"
+
+
+def test_the_loaded_condition_runs_its_busy_processes_and_ends_them() -> None:
+    """--conditions loaded: N CPU-bound processes run while both sides are measured,
+    and none is left once the measurement ends (also when it fails)."""
+    import psutil
+
+    me = psutil.Process()
+    with br.busy(2):
+        kids = [p for p in me.children() if br.BUSY_LOOP in " ".join(p.cmdline())]
+        assert len(kids) == 2 and all(p.is_running() for p in kids)
+    assert not any(p.is_running() and p.status() != "zombie" for p in kids)
+    try:
+        with br.busy(1):
+            raise RuntimeError("a side failed")
+    except RuntimeError:
+        pass
+    assert not [p for p in me.children() if br.BUSY_LOOP in " ".join(p.cmdline())]
+    args = br.parse_args(["--conditions", "loaded", "--busy", "3"])
+    assert args.conditions == ["loaded"] and args.busy == 3
+    assert br.parse_args([]).conditions == ["quiet", "loaded"]
