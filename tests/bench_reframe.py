@@ -308,7 +308,7 @@ def busy(n: int):
     """``n`` CPU-bound processes competing with both sides while the block runs."""
     procs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(n)]
     try:
-        yield
+        yield procs
     finally:
         for p in procs:
             p.kill()
