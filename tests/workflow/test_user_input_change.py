@@ -52,7 +52,7 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     # the same size, other bytes, a time an hour before the records were written
     msg.write_bytes(second)
     os.utime(msg, (raw_time - 3600, raw_time - 3600))
-    plan = run_snakemake(tmp_path, _campaign(), SUMMARY, "-n")
+    plan = run_snakemake(tmp_path, _campaign(), SUMMARY, "-n", "--verbose")
     assert plan.returncode == 0 and "rule bench" in plan.stdout, plan.stdout[-3000:]
     proc = run_snakemake(tmp_path, _campaign(), SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
@@ -68,7 +68,7 @@ def test_replaced_file_with_an_older_time_is_measured_again(tmp_path: Path) -> N
     assert _digests(tmp_path) == {hashlib.sha256(third).hexdigest()}
 
     # nothing changed since: nothing runs again
-    again = run_snakemake(tmp_path, _campaign(), SUMMARY, "-n")
+    again = run_snakemake(tmp_path, _campaign(), SUMMARY, "-n", "--verbose")
     assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout
 
 
@@ -90,7 +90,7 @@ def test_generated_input_replaced_with_its_time_kept_is_measured_again(
     other = os.urandom(kept.st_size)
     data.write_bytes(other)
     os.utime(data, ns=(kept.st_atime_ns, kept.st_mtime_ns))
-    plan = run_snakemake(tmp_path, cfg, SUMMARY, "-n")
+    plan = run_snakemake(tmp_path, cfg, SUMMARY, "-n", "--verbose")
     assert plan.returncode == 0 and "rule bench" in plan.stdout, plan.stdout[-3000:]
     proc = run_snakemake(tmp_path, cfg, SUMMARY)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
@@ -99,5 +99,5 @@ def test_generated_input_replaced_with_its_time_kept_is_measured_again(
     assert "failed" not in summary, summary
 
     # nothing changed since: nothing runs again
-    again = run_snakemake(tmp_path, cfg, SUMMARY, "-n")
+    again = run_snakemake(tmp_path, cfg, SUMMARY, "-n", "--verbose")
     assert again.returncode == 0 and "rule bench" not in again.stdout, again.stdout

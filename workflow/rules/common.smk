@@ -693,3 +693,12 @@ HISTORY_REPORT = (
     if HISTORY["enabled"]
     else []
 )
+def history_step(output, fn, *args):
+    """A history step; a store or a campaign's results that it cannot use are one
+    line (ciphersweep.analysis.history.outputs.PROBLEMS)."""
+    try:
+        return cs_console.write_step(output, fn, *args)
+    except cs_history.PROBLEMS as exc:
+        raise WorkflowError(f"ciphersweep: {exc}") from None
+
+

@@ -8,15 +8,6 @@ localrules:
     history_check,
 
 
-def history_step(output, fn, *args):
-    """A history step; a store or a campaign's results that it cannot use are one
-    line (ciphersweep.analysis.history.outputs.PROBLEMS)."""
-    try:
-        return cs_console.write_step(output, fn, *args)
-    except cs_history.PROBLEMS as exc:
-        raise WorkflowError(f"ciphersweep: {exc}") from None
-
-
 if HISTORY["enabled"]:
 
     localrules:
