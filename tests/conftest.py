@@ -72,6 +72,7 @@ MODULE_SECONDS = {
     "tests/slurm/test_slurm_recovery.py": 250,
     "tests/slurm/test_multinode_node_loss.py": 150,
     "tests/workflow/test_workflow.py": 210,
+    "tests/workflow/test_interruptions.py": 200,
     "tests/workflow/test_fingerprint_workflow.py": 175,
     "tests/containers/test_container_campaign.py": 150,
     "tests/workflow/test_history_workflow.py": 140,

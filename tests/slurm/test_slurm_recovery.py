@@ -13,6 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from slurmtools import (
     KERNELS,
@@ -211,4 +212,90 @@ def test_a_failed_allocation_keeps_every_raw_file(
         f"[slurm] allocation {jid} cancelled mid-group: "
         f"{sum(after[n] == before[n] for n in after)} of 3 raw files as before, "
         f"none removed"
+    )
+
+
+def test_an_interrupted_point_of_a_packed_allocation_loses_nothing_and_converges(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """One point of a packed allocation interrupted while it is measured again
+    (`scancel --signal=INT`, as Ctrl-C reaches an interactive job): no admitted raw
+    file is lost (the interrupted point keeps its previous one, the points measured
+    before it their new ones, the points after it their old ones), and the same
+    command measures exactly what is left, one more allocation, and then has nothing
+    to do."""
+    kernels_or_skip("openssl")
+    kbin, started, release = _held_kernels(tmp_path)
+    cfg = default_config(
+        campaign="intr",
+        sizes=["1KiB", "4KiB", "2KiB"],
+        reps=1,
+        warmup=0,
+        backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
+        cluster={"pack_size": 3, "exclusive": False},  # the three points: one pack
+    )
+    cfg["build"]["dir"] = str(kbin)
+    raw = tmp_path / "results" / "intr" / "raw"
+    wrapper = kbin / "aes-openssl"
+    os.replace(wrapper, kbin / "aes-openssl.hold")
+    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
+    first = run_slurm(tmp_path, cfg, "--retries", "0", timeout=600)
+    assert first.returncode == 0, first.stdout[-4000:]
+    before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
+    assert len(before) == 3, sorted(before)
+    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
+
+    cfg["reps"] = 2  # every point is measured again, in one allocation
+    cmd = snakemake_cmd(tmp_path, cfg, "--retries", "0")
+    p = _started_in_background(cmd, tmp_path, tmp_path / "second.out")
+    deadline = time.monotonic() + 300
+    while not (started.exists() and started.read_text().strip()):
+        if p.poll() is not None or time.monotonic() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            pytest.fail(
+                "the held point never ran:\n"
+                + (tmp_path / "second.out").read_text()[-3000:]
+            )
+        time.sleep(0.2)
+    jid = started.read_text().strip()
+    cluster.run("scancel", "--full", "--signal=INT", jid)
+    p.wait(timeout=240)
+    second = (tmp_path / "second.out").read_text()
+    assert p.returncode != 0, second[-3000:]  # the interrupted allocation failed
+    release.touch()
+    os.replace(kbin / "aes-openssl.real", wrapper)
+    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
+    after = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
+    assert sorted(after) == sorted(before), (sorted(after), second[-3000:])
+    assert after[held] == before[held], "the interrupted point lost its records"
+    for name, data in after.items():
+        recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
+        # as before, or measured again in full before the interrupted point
+        assert data == before[name] or (
+            {r["status"] for r in recs} == {"ok"}
+            and {str(r.get("slurm_job_id")) for r in recs} == {jid}
+        ), name
+    assert "Removing output files of failed job bench" not in second, second[-3000:]
+    assert "Traceback" not in second, second[-3000:]
+
+    again = run_slurm(tmp_path, cfg, "--retries", "0", timeout=600)
+    assert again.returncode == 0, again.stdout[-4000:]
+    assert len(submitted_jobs(again.stdout)) == 1, again.stdout[-4000:]
+    final = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
+    summary = pd.read_csv(tmp_path / "results" / "intr" / "summary.csv")
+    n = dict(zip(summary["point"] + ".jsonl", summary["n"]))
+    for name, data in final.items():
+        recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
+        assert len(recs) >= 2 and {r["status"] for r in recs} == {"ok"}, name
+        assert n[name] == len(recs), (name, n)  # the summary: what the file holds
+        if after[name] != before[name]:  # measured in the interrupted allocation
+            assert data == after[name], f"{name} was measured twice"
+    left = [f.name for f in raw.parent.rglob("*") if ".tmp" in f.name]
+    assert not left, left
+    dry = run_slurm(tmp_path, cfg, "-n")
+    assert "Nothing to be done" in dry.stdout, dry.stdout[-3000:]
+    print(
+        f"[slurm] allocation {jid} interrupted mid-pack: "
+        f"{sum(after[n] != before[n] for n in after)} of 3 measured again there, "
+        "the rest in one more allocation, none lost"
     )

@@ -76,3 +76,58 @@ def test_the_hang_up_reaches_a_kernel_started_by_a_job_thread() -> None:
         proc.kill()
         proc.wait()
     assert out.split() == ["interrupted", str(-signal.SIGHUP)], (kernel, out)
+
+
+PLANNED = "while the run was planned"
+PLANNING = """
+import os, signal, sys, time
+sys.path.insert(0, sys.argv[1])
+from ciphersweep.campaign import hangup
+handled = hangup.interrupts_recorded()
+hangup.one_line_interrupts()
+print(" ".join(handled), flush=True)
+while True:  # Snakemake planning the run: no handler of its own yet
+    time.sleep(0.05)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_an_interruption_before_the_jobs_is_one_line(sig: signal.Signals) -> None:
+    """Ctrl-C, SIGTERM or a hang-up while the run is planned: the process ends as
+    interrupted (KeyboardInterrupt's exit), with one line naming the signal instead
+    of Python's traceback."""
+    with default_signals():
+        proc = subprocess.Popen(
+            [sys.executable, "-c", PLANNING, str(ROOT / "workflow")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().split() == ["SIGHUP", "SIGINT", "SIGTERM"]
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert err.splitlines() == [hangup.interrupted_line(sig.name, PLANNED)]
+    assert err.startswith(f"ciphersweep: interrupted by {sig.name} while the run")
+    assert proc.returncode == -signal.SIGINT  # as an interrupted Python ends
+
+
+def test_sigterm_is_recorded_before_the_handler_the_run_set() -> None:
+    """Once the jobs run, SIGTERM is Snakemake's (the running jobs finish); it is
+    recorded first, so that the run's end says it was interrupted."""
+    seen: list[int] = []
+    hangup._RECEIVED.clear()  # (a test above raised the hang-up handler's interrupt)
+    before = signal.signal(signal.SIGTERM, lambda signum, frame: seen.append(signum))
+    try:
+        assert hangup.record_terminate()
+        assert hangup.received() is None
+        signal.raise_signal(signal.SIGTERM)
+        assert seen == [signal.SIGTERM]
+        assert hangup.received() == "SIGTERM"
+    finally:
+        signal.signal(signal.SIGTERM, before)
+        hangup._RECEIVED.clear()

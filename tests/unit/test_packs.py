@@ -140,3 +140,48 @@ def test_a_lost_raw_file_whose_pack_list_is_gone_is_told_by_the_summary(
     assert admission.lost(raw, None, 0, {"other"}, 7) is None  # never measured
     raw.write_text("{}\n")
     assert admission.lost(raw, None, 0, gathered, 7) is None  # it has its file
+
+
+def test_a_point_left_to_measure_gets_the_time_of_its_pack_list() -> None:
+    """A point whose records do not hold carries the time its pack's list was last
+    written: a run that recorded the pack's parameters without measuring it (--touch,
+    an interrupted bench job, which both give the list a new time) leaves it to be
+    measured by the same command; once measured it keeps the token its records
+    carry, so nothing runs twice."""
+    assert admission.attempt("first", None, 5) == "first"  # its records hold
+    planned = admission.attempt("rerun ab12", "damaged: 3 of 4 repetitions", 5)
+    assert planned == "rerun ab12 @5"
+    assert admission.attempt("rerun ab12", "damaged: 3 of 4 repetitions", 6) != planned
+    # measured: its records carry the planned token, which then holds as it is
+    assert admission.attempt(planned, None, 6) == planned
+
+
+def test_a_pack_removes_what_a_killed_bench_job_left_of_its_points(
+    tmp_path: Path,
+) -> None:
+    """A bench job killed outright (SIGKILL, a lost node) leaves a kernel's records
+    file, an aes-command's scratch folder or a raw file's temporary copy; the pack's
+    next job removes them, also of its points that hold (nothing else would)."""
+    listing, log = tmp_path / "packs" / "p.txt", tmp_path / "logs" / "p.log"
+    listing.parent.mkdir()
+    log.parent.mkdir()
+    members = _members(tmp_path, [None, None])
+    left = []
+    for m in members:
+        out = Path(m.spec.out_path)
+        _raw(out, note="kept")
+        left += [
+            Path(f"{out}.kernel.tmp"),
+            out.with_name(f".{out.stem}.999999.tmp{out.suffix}"),
+        ]
+        scratch = Path(f"{out}.kernel.tmp.d")
+        scratch.mkdir()
+        (scratch / "part").write_text("x")
+        left.append(scratch)
+    for f in left:
+        if not f.exists():
+            f.write_text("half")
+    kept = {m.point.id: Path(m.spec.out_path).read_bytes() for m in members}
+    packs.run_pack(members, listing, log, lambda pid, s: None)
+    assert [f for f in left if f.exists()] == []
+    assert {m.point.id: Path(m.spec.out_path).read_bytes() for m in members} == kept

@@ -7,9 +7,12 @@
 
 
 # The busy checks' first window opens as the run starts (ciphersweep.job.busy): the
-# run's first point does not wait for one.
+# run's first point does not wait for one. The run names itself beside its lock
+# (ciphersweep.campaign.lock) and records SIGTERM (ciphersweep.campaign.hangup).
 onstart:
     busy_monitor().open()
+    cs_lock.claim(Path(workflow.persistence.path) / "locks")
+    cs_hangup.record_terminate()
 
 
 rule bench:

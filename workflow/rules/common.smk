@@ -33,6 +33,7 @@ from ciphersweep.plan import campaign_source as cs_source  # noqa: E402
 from ciphersweep.campaign import console as cs_console  # noqa: E402
 from ciphersweep.campaign import ending as cs_ending  # noqa: E402
 from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
+from ciphersweep.campaign import lock as cs_lock  # noqa: E402
 from ciphersweep.plan import fingerprint as cs_fp  # noqa: E402
 from ciphersweep.analysis import plots as cs_plots  # noqa: E402
 from ciphersweep.campaign import preflight as cs_preflight  # noqa: E402
@@ -122,8 +123,17 @@ def pack_res(name):
 
 if workflow.is_main_process:
     # a closed terminal ends the run like Ctrl-C (lock released; the same command
-    # continues), not with the default SIGHUP death that leaves the lock behind
-    cs_hangup.hangup_as_interrupt()
+    # continues), not with the default SIGHUP death that leaves the lock behind; Ctrl-C,
+    # a hang-up or SIGTERM ends it with one line (ciphersweep.campaign.hangup)
+    cs_hangup.interrupts_recorded()
+    cs_hangup.one_line_interrupts()
+    # the lock of a run killed outright (kill -9) whose processes are gone is released
+    # before Snakemake takes its own; this run's processes carry its name
+    # (ciphersweep.campaign.lock)
+    _released = cs_lock.release_stale()
+    cs_lock.mark_run()
+    if _released:
+        logger.warning(_released)
 
 
 @functools.cache
@@ -378,8 +388,12 @@ def attempt(pid):
     """The bench rule's `attempt` parameter: unchanged while the point's raw file holds
     admitted records of the planned fingerprint, new when it holds a failure, is
     damaged or shows another build, binary, input or shape, so Snakemake's params
-    rerun trigger runs exactly those points again, in this run (nothing is deleted)."""
-    return replan(pid)[0]
+    rerun trigger runs exactly those points again, in this run (nothing is deleted).
+    A point still to be measured after a run that did not measure it (--touch, an
+    interrupted or failed bench job) gets a new one then (cs_admission.attempt)."""
+    return cs_admission.attempt(
+        replan(pid)[0], pending(pid), pack_listing(PACK_OF[pid])[1]
+    )
 
 
 @functools.cache
@@ -412,10 +426,15 @@ def plan_report():
     --verbose), and how many (the console's count)."""
     todo = {p: pending(p) for p in POINTS if pending(p)}
     again = [p for p, why in todo.items() if why != cs_admission.NO_RECORDS]
+    # --touch marks the jobs done and measures nothing: the next run measures them
+    # (cs_admission.attempt)
+    touch = workflow.touch
     if again:
         more = f" ... ({len(again) - 5} more)" if len(again) > 5 else ""
         logger.warning(
-            f"ciphersweep: {len(again)} failed, damaged or changed point(s) run again: "
+            f"ciphersweep: {len(again)} failed, damaged or changed point(s) "
+            + ("left to the next run (--touch measures none): " if touch else "")
+            + ("" if touch else "run again: ")
             + " ".join(again[:5])
             + more
         )
@@ -425,7 +444,7 @@ def plan_report():
         logger.info(
             f"ciphersweep: to measure: {pid} ({why})", extra={"ciphersweep": "pending"}
         )
-    n = len(todo)
+    n = 0 if touch else len(todo)
     logger.info(
         f"ciphersweep: {n} benchmark point{'' if n == 1 else 's'} to measure",
         extra={"ciphersweep": "plan", "points": n},
@@ -544,6 +563,12 @@ def campaign_summary(ok):
     """Log the end-of-campaign summary (printed by the console plugin as it is); the
     process then ends when its work does (ciphersweep.campaign.ending). A finished
     campaign that measured nothing ends with that line and exit status 1."""
+    signame = cs_hangup.received()
+    if signame:  # an interrupted run: one line
+        line = cs_hangup.interrupted_line(signame, f"during campaign {CAMPAIGN}")
+        logger.info(line, extra={"ciphersweep": "summary", "interrupted": signame})
+        cs_ending.end_promptly()
+        return
     command = cs_console.report_command(REPORT, CAMPAIGN_FILES)
     lines = cs_console.summary_lines(RES, REPORT, command, ok=ok, cfg=CFG)
     logger.info("\n".join(lines), extra={"ciphersweep": "summary"})

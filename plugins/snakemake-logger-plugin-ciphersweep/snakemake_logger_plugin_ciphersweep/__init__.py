@@ -49,6 +49,17 @@ NOTHING_TO_DO = "Nothing to be done"
 # A failed job's error as the workflow words it: a line of its own in Snakemake's
 # exception report, which the console shows alone (no file and line frames).
 OWN_LINE = "ciphersweep: "
+# An interrupted run (Ctrl-C, a hang-up, SIGTERM) ends with the workflow's one line
+# (its summary, a record carrying ``interrupted``). The lines of the jobs it stopped
+# (the workflow's own, starting so) wait for it and are not shown then, nor are the
+# failed-job lines, the outputs put back and Snakemake's closing error that follow an
+# interruption.
+INTERRUPTED = "ciphersweep: interrupted"
+AFTERMATH = (
+    "At least one job did not complete successfully",
+    "Exiting because a job execution failed",
+    "Restored previous version of",
+)
 
 
 def condensed(text: str) -> str | None:
@@ -200,6 +211,10 @@ class LogHandler(LogHandlerBase):
         self.jobs: dict[int, dict[str, Any]] = {}
         self.bar_open = False
         self.last_logged = (-1, 0.0)
+        # a stopped job's line, held until the run's end says whether it was
+        # interrupted (then it is not shown), and whether it was
+        self.held: list[str] = []
+        self.interrupted = False
 
     # ----------------------------------------------------------- plugin interface
 
@@ -233,6 +248,7 @@ class LogHandler(LogHandlerBase):
             self.handleError(record)
 
     def close(self) -> None:
+        self._flush_held()
         self._end_bar()
         super().close()
 
@@ -291,14 +307,36 @@ class LogHandler(LogHandlerBase):
         elif own == "point":
             self._on_point(record)
         elif own == "summary" or str(record.getMessage()).startswith(NOTHING_TO_DO):
-            self._write(record.getMessage())
+            self._on_summary(record)
         elif record.levelno >= logging.WARNING and event not in (
             LogEvent.GROUP_ERROR,
             LogEvent.SHELLCMD,
         ):
-            text = condensed(self.format(record))
-            if text and text != "None":
-                self._write(text)
+            self._on_problem(condensed(self.format(record)))
+
+    def _on_summary(self, record: logging.LogRecord) -> None:
+        if getattr(record, "interrupted", None):
+            self.interrupted = True
+            self.held.clear()
+        self._flush_held()
+        self._write(record.getMessage())
+
+    def _on_problem(self, text: str | None) -> None:
+        """A warning or an error: shown, except what an interruption explains."""
+        if not text or text == "None":
+            return
+        if text.startswith(INTERRUPTED):
+            self.held.append(text)
+            return
+        if (self.held or self.interrupted) and any(c in text for c in AFTERMATH):
+            return
+        self._flush_held()
+        self._write(text)
+
+    def _flush_held(self) -> None:
+        held, self.held = self.held, []
+        for text in held:
+            self._write(text)
 
     def _on_run_info(self, record: logging.LogRecord) -> None:
         stats = getattr(record, "stats", None) or {}
@@ -355,6 +393,8 @@ class LogHandler(LogHandlerBase):
         logs = [str(x) for x in (getattr(record, "log", None) or [])]
         wildcards = info.get("wildcards", {})
         what = _describe(rule, wildcards)
+        if self.held or self.interrupted:  # a job the interruption stopped
+            return
         if rule == BENCH_RULE:
             self.progress.failures.append(
                 (wildcards.get("pack", "?"), "job error (see its log)")

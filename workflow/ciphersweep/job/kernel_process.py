@@ -24,8 +24,9 @@ INTERRUPTS = (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)
 
 class Interrupted(Exception):
     """The kernel was stopped from outside (one of :data:`INTERRUPTS`): the point was
-    not measured and did not fail. No record is written; the job fails, so Snakemake
-    puts back the point's previous raw file and runs the point at the next start."""
+    not measured and did not fail. No record is written (the point keeps its previous
+    raw file, which is never replaced before new records are complete); the job fails,
+    and the same command measures the point again (ciphersweep.verdict.admission.attempt)."""
 
 
 def failure_reason(stderr: str) -> str:

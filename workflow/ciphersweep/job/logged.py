@@ -1,10 +1,14 @@
 """A helper command of a rule (the build script, the input generator, the image build)
-run with its output appended to the rule's log; a failure raises with the log's tail."""
+run with its output appended to the rule's log; a failure raises with the log's tail,
+an interruption (Ctrl-C, a hang-up, SIGTERM) with one line saying so."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
+
+from ciphersweep.job.kernel_process import INTERRUPTS, Interrupted
 
 
 def tail(text: str, n: int = 1) -> str:
@@ -21,6 +25,12 @@ def run_logged(argv: list[str], log: str, env: dict[str, str] | None = None) -> 
         rc = subprocess.run(
             argv, stdout=fh, stderr=subprocess.STDOUT, env=env, check=False
         ).returncode
+    if rc < 0 and -rc in INTERRUPTS:
+        name = signal.Signals(-rc).name
+        raise Interrupted(
+            f"ciphersweep: interrupted: {Path(argv[0]).name} was stopped by {name} "
+            f"(its log: {log}); the same command runs it again"
+        )
     if rc != 0:
         last = tail(Path(log).read_text(errors="replace"), 5)
         raise RuntimeError(f"{argv[0]} failed (exit {rc}); see {log}: {last}")

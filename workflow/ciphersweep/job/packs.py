@@ -69,6 +69,8 @@ def run_pack(
     sampling window of its own)."""
     todo = chosen(members, list_path)
     monitor = monitor or cs_busy.Monitor()
+    for m in members:  # what a bench job killed meanwhile left of its points
+        cs_runner.remove_scratch(m.spec.out_path)
     with open(log_path, "w") as log:
         print(
             f"{Path(list_path).stem}: {len(todo)} of {len(members)} point(s) to measure",

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ciphersweep.core import atomic
 from ciphersweep.job import build as cs_build
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.job.spec import RunSpec
@@ -113,9 +114,8 @@ def with_code_path(
 
 
 def write(path: str, records: list[dict[str, Any]]) -> None:
-    """The point's raw file, one JSON record a line, replaced atomically."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    tmp = f"{path}.tmp"
-    with open(tmp, "w") as fh:
-        fh.writelines(json.dumps(rec, sort_keys=True) + "\n" for rec in records)
-    os.replace(tmp, path)
+    """The point's raw file, one JSON record a line, replaced atomically: it holds
+    the new records in full or its previous ones (ciphersweep.core.atomic)."""
+    atomic.write_text(
+        path, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records)
+    )

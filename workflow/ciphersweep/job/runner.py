@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from ciphersweep.core import codepath
+from ciphersweep.core import atomic, codepath
 from ciphersweep.core.digest import file_hexdigest
 from ciphersweep.job import busy as cs_busy
 from ciphersweep.job import cpusample
@@ -45,14 +45,18 @@ def run_point(
     Whatever goes wrong, the job itself succeeds with a failure record: one point never
     keeps the analysis of the others from running (and it runs again next time). The
     one exception is an interruption from outside (:class:`kernel_process.Interrupted`):
-    nothing was measured, so nothing is recorded and the job fails. ``busy``: the
-    busy checks of the job's pack (a new one: this point alone)."""
+    nothing was measured, so nothing is recorded (the point keeps its previous raw
+    file) and the job fails with one line naming the point. ``busy``: the busy checks
+    of the job's pack (a new one: this point alone)."""
     try:
         return _run_point(point, spec, runner, busy or cs_busy.Monitor())
     except cs_kproc.Interrupted as exc:
         with open(spec.log_path, "a") as log:
             print(f"INTERRUPTED: {exc}", file=log)
-        raise
+        raise cs_kproc.Interrupted(
+            f"ciphersweep: interrupted: {point.id}: {exc} (its previous records "
+            "are kept; the same command measures it)"
+        ) from None
     except Exception as exc:  # noqa: BLE001 - turned into the point's failure record
         reason = f"the bench job failed: {type(exc).__name__}: {exc}"[:500]
         rec = cs_record.failure_record(point, spec, reason)
@@ -134,22 +138,38 @@ def _launch_line(
     return ln, probe
 
 
+def kernel_json(out_path: str) -> str:
+    """The file the kernel of the point whose raw file is ``out_path`` writes its
+    records to (read, then removed, by the bench job)."""
+    return f"{out_path}.kernel.tmp"
+
+
+def remove_scratch(out_path: str) -> None:
+    """What a run of the point whose raw file is ``out_path`` leaves while it is in
+    progress: the kernel's records file and an aes-command's scratch folder
+    (kernel_command.scratch_dir), and the temporary file of a raw file being replaced
+    (ciphersweep.core.atomic). Removed after each run of the point and, for a bench
+    job killed meanwhile (SIGKILL, a lost node), when its pack next runs."""
+    json_tmp = kernel_json(out_path)
+    if os.path.isfile(json_tmp):
+        os.remove(json_tmp)
+    shutil.rmtree(f"{json_tmp}.d", ignore_errors=True)
+    atomic.remove_leftovers(out_path)
+
+
 def _run_point(
     point: Point, spec: RunSpec, runner: Callable[..., Any], busy: cs_busy.Monitor
 ) -> dict[str, Any]:
     Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
-    json_tmp = f"{spec.out_path}.kernel.tmp"
+    json_tmp = kernel_json(spec.out_path)
     likwid_csv = f"{spec.out_path}.likwid.csv"
     try:
         with open(spec.log_path, "w") as log, _mpi_session(point) as session:
             scratch = (json_tmp, likwid_csv, session)
             reason, wall = _measure(point, spec, (runner, busy), scratch, log)
     finally:
-        if os.path.isfile(json_tmp):
-            os.remove(json_tmp)
-        # what a killed aes-command leaves (kernel_command.scratch_dir)
-        shutil.rmtree(f"{json_tmp}.d", ignore_errors=True)
+        remove_scratch(spec.out_path)
     return {"status": "failed" if reason else "ok", "reason": reason, "wall": wall}
 
 

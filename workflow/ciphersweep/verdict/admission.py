@@ -138,6 +138,21 @@ def replan(
     return f"rerun {digest}", why
 
 
+def attempt(token: str, why: str | None, list_mtime_ns: int) -> str:
+    """The bench rule's ``attempt`` parameter of a point: ``token`` (:func:`replan`'s,
+    or :func:`lost`'s) while its records hold; while it is to be measured (``why``:
+    :func:`pending`'s), ``token`` with the time its pack's list was last written
+    (``list_mtime_ns``; 0: no list).
+
+    Snakemake records a job's parameters also where the job measured nothing:
+    ``--touch`` marks the pack done and sets its list's time, and a failed or
+    interrupted bench job gets its previous list back, written anew. The point is
+    still to be measured, and its parameter now differs from the one recorded, so
+    the same command measures it. Its new records carry this token, which is then
+    the parameter again: nothing runs twice."""
+    return token if why is None else f"{token} @{list_mtime_ns}"
+
+
 # why a point without a raw file is measured
 NO_RECORDS = "no records yet"
 # the kinds of reason a point is measured for (what a dry run counts)
