@@ -21,8 +21,8 @@ gc.freeze()
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
-from ciphersweep.campaign import plan_summary as cs_plan_summary  # noqa: E402
 from ciphersweep.core import codepath as cs_codepath  # noqa: E402
+from ciphersweep.campaign import plan_summary as cs_plan_summary  # noqa: E402
 from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402
 from ciphersweep.core import wording as cs_wording  # noqa: E402
@@ -704,6 +704,15 @@ def fail_on_regressions(path):
         )
 
 
+def history_step(output, fn, *args):
+    """A history step; a store or a campaign's results that it cannot use are one
+    line (ciphersweep.analysis.history.outputs.PROBLEMS)."""
+    try:
+        return cs_console.write_step(output, fn, *args)
+    except cs_history.PROBLEMS as exc:
+        raise WorkflowError(f"ciphersweep: {exc}") from None
+
+
 def warn_inconclusive(path):
     """history.inconclusive: warn (the default): one line per cell the data cannot
     place, after the history tables are written."""
@@ -718,12 +727,3 @@ HISTORY_REPORT = (
     if HISTORY["enabled"]
     else []
 )
-def history_step(output, fn, *args):
-    """A history step; a store or a campaign's results that it cannot use are one
-    line (ciphersweep.analysis.history.outputs.PROBLEMS)."""
-    try:
-        return cs_console.write_step(output, fn, *args)
-    except cs_history.PROBLEMS as exc:
-        raise WorkflowError(f"ciphersweep: {exc}") from None
-
-
