@@ -489,7 +489,7 @@ def test_an_unchanged_build_is_never_a_regression() -> None:
     (row,) = regress.regressions(frame, min_change=0.0)
     assert row["verdict"] == regress.NO_CHANGE
     assert "drift between runs" in row["note"]
-    assert row["band_source"] == "unchanged build (a control cell)"
+    assert row["band_source"] == "unchanged code (a control cell)"
     assert regress.regressed_lines([row]) == []
 
 

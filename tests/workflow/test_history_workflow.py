@@ -127,7 +127,7 @@ def test_a_second_run_is_judged_against_the_first(history: dict[str, Any]) -> No
         assert r["factor"] == pytest.approx(r["estimate"] / r["baseline_estimate"])
         assert r["factor_low"] <= r["factor"] <= r["factor_high"]
         assert r["verdict"] == "no change", r
-        assert r["band_source"] == "unchanged build (a control cell)", r
+        assert r["band_source"] == "unchanged code (a control cell)", r
 
 
 def _import(results: Path, store: Path, machine: str) -> None:
@@ -192,17 +192,19 @@ def test_identical_results_flag_nothing(history: dict[str, Any]) -> None:
     _import(_later_copy(results, tmp / "twin-a" / CAMPAIGN), twin, "twinbox")
     rows = _judge(tmp / "a", twin, compare_machines=True)
     assert set(rows) == NATIVE | {OPENSSL}
-    # the factor is exactly 1; its interval decides between "no change" (inside the
-    # band) and "inconclusive" (too wide to tell): never a change
+    # the same records filed twice: the same code (one fingerprint digest), so "no
+    # change" whatever the interval says, and the factor is exactly 1
     for r in rows.values():
-        inside = 1 / (1 + r["band"]) <= r["factor_low"] and r["factor_high"] <= (
-            1 + r["band"]
-        )
-        assert r["verdict"] == ("no change" if inside else "inconclusive"), r
+        assert r["verdict"] == "no change", r
+        assert r["band_source"] == "unchanged code (a control cell)", r
         assert (r["machine"], r["baseline_machine"]) == ("twinbox", "fastbox")
         assert r["estimate"] == r["baseline_estimate"] and r["factor"] == 1
         assert r["factor_low"] <= 1 <= r["factor_high"]
-        assert (pd.isna(r["note"]) or r["note"] == "") == (r["verdict"] == "no change")
+        inside = 1 / (1 + r["band"]) <= r["factor_low"] and r["factor_high"] <= (
+            1 + r["band"]
+        )
+        # a note only where the interval alone would not have told
+        assert (pd.isna(r["note"]) or r["note"] == "") == inside, r
 
 
 def test_O0_build_regresses_native_cells_and_not_openssl(

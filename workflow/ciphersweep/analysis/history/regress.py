@@ -234,7 +234,7 @@ def compare_cell(
         verdict=verdict(new, base, band.drift),
     )
     if unchanged(cell, old):
-        row["band_source"] = "unchanged build (a control cell)"
+        row["band_source"] = "unchanged code (a control cell)"
         if row["verdict"] != NO_CHANGE:
             row["verdict"] = NO_CHANGE
             row["note"] = f"{_note(row)}: the same code, so drift between runs"
