@@ -4,6 +4,8 @@ in a private working directory."""
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import shlex
 import signal
@@ -209,3 +211,32 @@ def default_signals() -> Iterator[None]:
     finally:
         for s, handler in saved.items():
             signal.signal(s, handler)
+
+
+def console(progress: bool = True, **settings: bool) -> tuple[Any, io.StringIO]:
+    """The console plugin's handler writing to a string, as profiles/local sets it up
+    (``progress``) or as every other run gets it (profiles/default); ``settings``:
+    Snakemake's output settings (dryrun, verbose, ...)."""
+    from snakemake_interface_logger_plugins.tests import MockOutputSettings
+    from snakemake_logger_plugin_ciphersweep import LogHandler, LogHandlerSettings
+
+    common = MockOutputSettings()
+    common.printshellcmds = False
+    for k, v in settings.items():
+        setattr(common, k, v)
+    h = LogHandler(common_settings=common, settings=LogHandlerSettings(progress))
+    out = io.StringIO()
+    h.stream = out
+    return h, out
+
+
+def log_record(
+    event: Any, level: int = logging.INFO, msg: str = "", **kw: Any
+) -> logging.LogRecord:
+    """A Snakemake log record of ``event`` (None: a plain message) with ``kw`` set."""
+    r = logging.LogRecord("snakemake", level, "x", 1, msg, None, None)
+    if event is not None:
+        r.event = event
+    for k, v in kw.items():
+        setattr(r, k, v)
+    return r

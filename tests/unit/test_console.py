@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import logging
 from pathlib import Path
 
@@ -10,35 +9,9 @@ import pandas as pd
 import pytest
 from ciphersweep.campaign import console
 from snakemake_interface_logger_plugins.common import LogEvent
-from snakemake_interface_logger_plugins.tests import MockOutputSettings
-from snakemake_logger_plugin_ciphersweep import (
-    LogHandler,
-    LogHandlerSettings,
-    Progress,
-    clock,
-)
-
-
-def _handler(progress: bool = True, **settings: bool) -> tuple[LogHandler, io.StringIO]:
-    """The console as profiles/local sets it up (``progress``) or as every other run
-    gets it (profiles/default)."""
-    common = MockOutputSettings()
-    common.printshellcmds = False
-    for k, v in settings.items():
-        setattr(common, k, v)
-    h = LogHandler(common_settings=common, settings=LogHandlerSettings(progress))
-    out = io.StringIO()
-    h.stream = out
-    return h, out
-
-
-def _rec(event: LogEvent | None, level: int = logging.INFO, msg: str = "", **kw):
-    r = logging.LogRecord("snakemake", level, "x", 1, msg, None, None)
-    if event is not None:
-        r.event = event
-    for k, v in kw.items():
-        setattr(r, k, v)
-    return r
+from snakemake_logger_plugin_ciphersweep import Progress, clock
+from support import console as _handler
+from support import log_record as _rec
 
 
 def test_progress_line_counts_points_and_failures() -> None:

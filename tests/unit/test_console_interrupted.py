@@ -7,8 +7,9 @@ import io
 import logging
 
 from snakemake_interface_logger_plugins.common import LogEvent
-from snakemake_interface_logger_plugins.tests import MockOutputSettings
-from snakemake_logger_plugin_ciphersweep import LogHandler, LogHandlerSettings
+from snakemake_logger_plugin_ciphersweep import LogHandler
+from support import console
+from support import log_record as _rec
 
 STOPPED = (
     'RuleException:\nInterrupted in file "/x/bench.smk", line 48:\n'
@@ -21,22 +22,9 @@ END = "ciphersweep: interrupted by SIGINT during campaign t: what was finished i
 
 
 def _console() -> tuple[LogHandler, io.StringIO]:
-    common = MockOutputSettings()
-    common.printshellcmds = False
-    h = LogHandler(common_settings=common, settings=LogHandlerSettings(True))
+    h, out = console()
     h.setFormatter(logging.Formatter("%(message)s"))
-    out = io.StringIO()
-    h.stream = out
     return h, out
-
-
-def _rec(event: LogEvent | None, level: int = logging.INFO, msg: str = "", **kw):
-    r = logging.LogRecord("snakemake", level, "x", 1, msg, None, None)
-    if event is not None:
-        r.event = event
-    for k, v in kw.items():
-        setattr(r, k, v)
-    return r
 
 
 def _stopped_bench_job(h: LogHandler) -> None:
