@@ -114,7 +114,7 @@ def test_numpy_aes_steps_known_answers() -> None:
     ]
 
 
-def test_numpy_des_and_chacha20_known_answers() -> None:
+def test_numpy_des_known_answers() -> None:
     ks = numpy_des.subkeys(bytes.fromhex("133457799BBCDFF1"))
     block = np.unpackbits(np.frombuffer(bytes.fromhex("0123456789ABCDEF"), np.uint8))
     ct = np.packbits(numpy_des.des_block(ks, block)).tobytes()
@@ -122,18 +122,6 @@ def test_numpy_des_and_chacha20_known_answers() -> None:
     k3 = numpy_des.tdes_keys(bytes.fromhex("133457799BBCDFF1") * 3)
     assert numpy_des.tdes_encrypt_block(k3, bytes.fromhex("0123456789ABCDEF")) == ct
     assert numpy_des.tdes_decrypt_block(k3, ct).hex() == "0123456789abcdef"
-    key = bytes(range(32))  # RFC 8439 §2.3.2 and §2.4.2
-    nonce = bytes.fromhex("000000090000004a00000000")
-    assert numpy_chacha.block(key, 1, nonce)[:16].hex() == (
-        "10f1e7e4d13b5915500fdd1fa32071c4"
-    )
-    nonce = bytes.fromhex("000000000000004a00000000")
-    text = (
-        b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip"
-    )
-    ct = numpy_chacha.crypt(key, 1, nonce, text)
-    assert ct[:16].hex() == "6e2e359a2568f98041ba0728dd0d6981"
-    assert numpy_chacha.crypt(key, 1, nonce, ct) == text
 
 
 @pytest.mark.parametrize("cipher", kernel_purepy.SUPPORTED)
@@ -179,11 +167,13 @@ def test_des_and_tdes_known_answers() -> None:
     assert purepy_des.tdes_decrypt_block(k3, ct).hex() == "0123456789abcdef"
 
 
-def test_chacha20_rfc8439() -> None:
+@pytest.mark.parametrize("chacha", [purepy_chacha, numpy_chacha])
+def test_chacha20_rfc8439(chacha: Any) -> None:
+    """Both runners' ChaCha20 (lists of ints, NumPy word arrays)."""
     key = bytes(range(32))
     # RFC 8439 §2.3.2: the block function, counter 1
     nonce = bytes.fromhex("000000090000004a00000000")
-    assert purepy_chacha.block(key, 1, nonce)[:16].hex() == (
+    assert chacha.block(key, 1, nonce)[:16].hex() == (
         "10f1e7e4d13b5915500fdd1fa32071c4"
     )
     # §2.4.2: the sunscreen text, counter 1
@@ -191,9 +181,9 @@ def test_chacha20_rfc8439() -> None:
     text = (
         b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip"
     )
-    ct = purepy_chacha.crypt(key, 1, nonce, text)
+    ct = chacha.crypt(key, 1, nonce, text)
     assert ct[:16].hex() == "6e2e359a2568f98041ba0728dd0d6981"
-    assert purepy_chacha.crypt(key, 1, nonce, ct) == text
+    assert chacha.crypt(key, 1, nonce, ct) == text
 
 
 def _run(tmp_path: Path, p: Point) -> tuple[dict[str, Any], list[dict[str, Any]]]:
