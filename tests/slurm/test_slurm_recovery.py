@@ -12,6 +12,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -151,6 +152,50 @@ def test_killed_snakemake_resumes_without_redoing_points(
     )
 
 
+def _measured_pack(
+    tmp_path: Path, kbin: Path, campaign: str, sizes: list[str], *args: str
+) -> tuple[dict[str, Any], Path, dict[str, bytes]]:
+    """Three openssl points of one pack measured by the real kernel, in one
+    allocation; then the held wrapper in place, so the 4KiB point waits when it runs
+    again (``kbin``: :func:`_held_kernels`' copy): (campaign config, raw directory,
+    raw files' bytes)."""
+    cfg = default_config(
+        campaign=campaign,
+        sizes=sizes,
+        reps=1,
+        warmup=0,
+        backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
+        cluster={"pack_size": 3, "exclusive": False},  # the three points: one pack
+    )
+    cfg["build"]["dir"] = str(kbin)
+    raw = tmp_path / "results" / campaign / "raw"
+    wrapper = kbin / "aes-openssl"
+    os.replace(wrapper, kbin / "aes-openssl.hold")
+    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
+    first = run_slurm(tmp_path, cfg, *args, timeout=600)
+    assert first.returncode == 0, first.stdout[-4000:]
+    before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
+    assert len(before) == 3, sorted(before)
+    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
+    return cfg, raw, before
+
+
+def _held_run(cmd: list[str], tmp_path: Path, started: Path) -> tuple[Any, str]:
+    """``cmd`` started in the background until the held point runs: (the process,
+    the Slurm job id of its allocation)."""
+    p = _started_in_background(cmd, tmp_path, tmp_path / "second.out")
+    deadline = time.monotonic() + 300
+    while not (started.exists() and started.read_text().strip()):
+        if p.poll() is not None or time.monotonic() > deadline:
+            os.killpg(p.pid, signal.SIGKILL)
+            pytest.fail(
+                "the held point never ran:\n"
+                + (tmp_path / "second.out").read_text()[-3000:]
+            )
+        time.sleep(0.2)
+    return p, started.read_text().strip()
+
+
 def test_a_failed_allocation_keeps_every_raw_file(
     cluster: Cluster, tmp_path: Path
 ) -> None:
@@ -162,37 +207,9 @@ def test_a_failed_allocation_keeps_every_raw_file(
     them "since they might be corrupted".)"""
     kernels_or_skip("seq", "openssl")
     kbin, started, release = _held_kernels(tmp_path)
-    cfg = default_config(
-        campaign="keep",
-        sizes=["1KiB", "2KiB", "4KiB"],
-        reps=1,
-        warmup=0,
-        backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
-        cluster={"pack_size": 3, "exclusive": False},  # the three points: one group
-    )
-    cfg["build"]["dir"] = str(kbin)
-    raw = tmp_path / "results" / "keep" / "raw"
-    wrapper = kbin / "aes-openssl"
-    os.replace(wrapper, kbin / "aes-openssl.hold")
-    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
-    first = run_slurm(tmp_path, cfg, timeout=600)
-    assert first.returncode == 0, first.stdout[-4000:]
-    before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
-    assert len(before) == 3, sorted(before)
-    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
-
+    cfg, raw, before = _measured_pack(tmp_path, kbin, "keep", ["1KiB", "2KiB", "4KiB"])
     cmd = snakemake_cmd(tmp_path, cfg, "--forcerun", "bench", "--retries", "0")
-    p = _started_in_background(cmd, tmp_path, tmp_path / "second.out")
-    deadline = time.monotonic() + 300
-    while not (started.exists() and started.read_text().strip()):
-        if p.poll() is not None or time.monotonic() > deadline:
-            os.killpg(p.pid, signal.SIGKILL)
-            pytest.fail(
-                "the held point never ran:\n"
-                + (tmp_path / "second.out").read_text()[-3000:]
-            )
-        time.sleep(0.2)
-    jid = started.read_text().strip()
+    p, jid = _held_run(cmd, tmp_path, started)
     cluster.run("scancel", jid)
     p.wait(timeout=240)
     second = (tmp_path / "second.out").read_text()
@@ -226,38 +243,13 @@ def test_an_interrupted_point_of_a_packed_allocation_loses_nothing_and_converges
     to do."""
     kernels_or_skip("openssl")
     kbin, started, release = _held_kernels(tmp_path)
-    cfg = default_config(
-        campaign="intr",
-        sizes=["1KiB", "4KiB", "2KiB"],
-        reps=1,
-        warmup=0,
-        backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
-        cluster={"pack_size": 3, "exclusive": False},  # the three points: one pack
+    cfg, raw, before = _measured_pack(
+        tmp_path, kbin, "intr", ["1KiB", "4KiB", "2KiB"], "--retries", "0"
     )
-    cfg["build"]["dir"] = str(kbin)
-    raw = tmp_path / "results" / "intr" / "raw"
     wrapper = kbin / "aes-openssl"
-    os.replace(wrapper, kbin / "aes-openssl.hold")
-    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
-    first = run_slurm(tmp_path, cfg, "--retries", "0", timeout=600)
-    assert first.returncode == 0, first.stdout[-4000:]
-    before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
-    assert len(before) == 3, sorted(before)
-    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
-
     cfg["reps"] = 2  # every point is measured again, in one allocation
     cmd = snakemake_cmd(tmp_path, cfg, "--retries", "0")
-    p = _started_in_background(cmd, tmp_path, tmp_path / "second.out")
-    deadline = time.monotonic() + 300
-    while not (started.exists() and started.read_text().strip()):
-        if p.poll() is not None or time.monotonic() > deadline:
-            os.killpg(p.pid, signal.SIGKILL)
-            pytest.fail(
-                "the held point never ran:\n"
-                + (tmp_path / "second.out").read_text()[-3000:]
-            )
-        time.sleep(0.2)
-    jid = started.read_text().strip()
+    p, jid = _held_run(cmd, tmp_path, started)
     cluster.run("scancel", "--full", "--signal=INT", jid)
     p.wait(timeout=240)
     second = (tmp_path / "second.out").read_text()
