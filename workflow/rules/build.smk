@@ -1,5 +1,8 @@
-# Native kernels (cmake, via the one build script) and container images.
+# Native kernels (cmake, via the one build script), the user's own kernels and
+# container images.
 import re
+
+from ciphersweep.job import user_build as cs_user_build
 
 
 rule build_kernels:
@@ -38,6 +41,22 @@ use rule build_kernels as build_variant with:
         ),
         build_key=lambda wildcards: kernel_digest(wildcards.variant),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
+
+
+# A user's kernel with a source (a CMake project): one build per version of its sources
+# and settings, in its own directory (ciphersweep.plan.user_kernels); a failed build
+# is recorded in build.json and fails the kernel's points with the reason.
+rule build_user_kernel:
+    input:
+        lambda wildcards: USER_BUILDS[wildcards.ubuild].sources,
+    output:
+        f"{cs_user.BUILD_ROOT}/{{ubuild}}/{cs_user.BUILD_FILE}",
+    log:
+        f"{cs_user.BUILD_ROOT}/{{ubuild}}.log",
+    wildcard_constraints:
+        ubuild="|".join(map(re.escape, USER_BUILDS)) or "NO_USER_BUILDS",
+    run:
+        cs_user_build.build(USER_BUILDS[wildcards.ubuild], output[0], log[0])
 
 
 # text/data/bss of each build's binaries and algorithm object code (size(1)).

@@ -46,6 +46,7 @@ from ciphersweep.job import busy as cs_busy  # noqa: E402
 from ciphersweep.job import packs as cs_packs  # noqa: E402
 from ciphersweep.job import runner as cs_runner  # noqa: E402
 from ciphersweep.plan import sweep as cs_sweep  # noqa: E402
+from ciphersweep.plan import user_kernels as cs_user  # noqa: E402
 from ciphersweep.plan import resources as cs_resources  # noqa: E402
 from ciphersweep.analysis.tables import registry as cs_registry  # noqa: E402
 from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
@@ -92,7 +93,9 @@ SIZES = {p.input_name: p.size_bytes for p in POINT_LIST if p.input_path is None}
 SEEDS = {p.input_name: p.seed for p in POINT_LIST if p.input_path is None}
 BACKENDS = sorted({p.backend for p in POINT_LIST})
 # aes-seq also generates the inputs; the Python-side kernels are not built
-NATIVE_BACKENDS = sorted((set(BACKENDS) | {"seq"}) - set(cs_config.PY_BACKENDS))
+NATIVE_BACKENDS = sorted((set(BACKENDS) | {"seq"}) & set(cs_config.KERNEL_BINARIES))
+# the user's kernels built by the workflow (build_user_kernel), by build directory
+USER_BUILDS = cs_user.builds(CFG)
 IMAGE_EXT = "sif" if RUNTIME == "apptainer" else "sqfs"
 IMAGE = f"{RES}/images/{RECIPE}.{IMAGE_EXT}" if RUNTIME != "none" else None
 GIT_REV = cs_prov.git_revision(PROJECT)
@@ -222,6 +225,10 @@ def point_inputs(point):
     fingerprint compares instead (ancient)."""
     if RUNTIME != "none":
         return [IMAGE, input_file(point)], []
+    if point.backend == "user":
+        return [input_file(point)], [
+            cs_user.kernel_file(point.program, point.build_key)
+        ]
     if point.backend in cs_config.PY_BACKENDS:
         kernel = cs_paths.python_kernel(f"kernel_{point.backend}")
         return [str(kernel), input_file(point)], []
@@ -261,7 +268,9 @@ def expected_fingerprint(point):
     the input's bytes, the image, the planned shape, the code-path variables of the
     environment its kernel is launched with and the versions of its libraries."""
     key, binary = None, None
-    if RUNTIME == "none" and point.backend == "command":
+    if point.backend == "user":
+        binary, key = point.program, point.build_key
+    elif RUNTIME == "none" and point.backend == "command":
         binary = cs_fp.program_file(point.command)
     elif RUNTIME == "none" and point.backend in cs_config.PY_BACKENDS:
         binary = str(cs_paths.python_kernel(f"kernel_{point.backend}"))
@@ -456,7 +465,7 @@ def plan_key(pid):
     """What a point is planned with besides its fingerprint (kept in its records): a
     Python-side point's without the native build's key, which it does not run."""
     point = POINTS[pid]
-    native = point.backend not in cs_config.PY_BACKENDS
+    native = point.backend in cs_config.KERNEL_BINARIES
     return cs_fp.plan_key(
         point.as_dict(),
         input_stamp(point),
@@ -473,7 +482,7 @@ def launch_settings(point):
     mpi = ("mpi_launcher", "mpirun_args", "mpi_network")
     return {
         "energy": CFG["platform"]["energy"],
-        **({k: cluster[k] for k in mpi} if point.backend == "mpi" else {}),
+        **({k: cluster[k] for k in mpi} if point.mpi_launched else {}),
     }
 
 

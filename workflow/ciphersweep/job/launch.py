@@ -38,6 +38,7 @@ PY_KERNELS = {
     "pycryptodome": "kernel_pycryptodome",
     "purepy": "kernel_purepy",
     "command": "kernel_command",
+    "user": "kernel_user",
 }
 
 # inside a Charliecloud image the working directory is bound here (it exists in every
@@ -95,7 +96,7 @@ def kernel_args(
 ) -> list[str]:
     """Command-line arguments of the kernel for one point (the kernel contract)."""
     args: list[str] = []
-    if point.backend in ("openssl", "pycryptodome", "purepy", "command"):
+    if point.backend in ("openssl", "pycryptodome", "purepy", "command", "user"):
         args += ["--cipher", point.cipher]
         if point.key_bits is not None:
             args += ["--key-bits", str(point.key_bits)]
@@ -131,6 +132,11 @@ def kernel_args(
         args += ["--inject-fault", "corrupt"]
     if point.backend == "command":
         args += ["--program", point.impl, "--"] + list(point.command)
+    if point.backend == "user":  # its MPI launcher follows (build)
+        args += ["--name", point.impl, "--program", point.program]
+        args += ["--ranks", str(point.ranks), "--threads", str(point.threads)]
+        args += ["--gpus", str(point.gpus)]
+        args += [f"--kernel-arg={a}" for a in point.command]
     return args
 
 
@@ -149,7 +155,7 @@ def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
     """The MPI launcher prefix and whether the node is oversubscribed."""
     total = point.ranks * point.threads
     oversub = total > plat.cores
-    if point.backend != "mpi":
+    if not point.mpi_launched:
         return [], oversub
     r = str(point.ranks)
     if plat.where == "slurm" and plat.mpi_launcher == "srun":
@@ -262,13 +268,11 @@ def build(
         env = {**mpi_network_env(plat.mpi_network), **env}
     if host and host[0] == "mpirun":
         env = {**mpi_session_env(plat.mpi_session_base, plat.mpirun_args), **env}
-    argv = (
-        host
-        + cont
-        + list(energy_prefix or [])
-        + kernel_prefix(point, plat)
-        + list(args)
-    )
+    kernel = list(energy_prefix or []) + kernel_prefix(point, plat) + list(args)
+    if point.backend == "user":  # aes-user starts the user's kernel under the launcher
+        argv = cont + kernel + ["--", *host]
+    else:
+        argv = host + cont + kernel
     return Launch(argv=argv, oversubscribed=oversub, env=env)
 
 

@@ -77,7 +77,12 @@ def orchestrator_fields(
         "input_name": point.input_name,
         "oversubscribed": oversub,
         "build_variant": point.variant or None,
-        **(cs_build.read_info(spec.kernel_dir) if spec.runtime == "none" else {}),
+        # the native build's settings (a user's kernel has its own: job.kernel_user)
+        **(
+            cs_build.read_info(spec.kernel_dir)
+            if spec.runtime == "none" and point.backend != "user"
+            else {}
+        ),
         "attempt": spec.attempt,
         "plan_key": spec.plan_key,
     }

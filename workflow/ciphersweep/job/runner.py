@@ -97,7 +97,7 @@ def _mpi_session(point: Point) -> Iterator[str]:
     launch_env.mpi_session_env), removed afterwards; "" for every other point (under
     Slurm, srun's PMIx keeps each step's files apart, and a multi-node mpirun would
     leave the directory behind on every node)."""
-    if point.backend != "mpi" or _where() != "local":
+    if not point.mpi_launched or _where() != "local":
         yield ""
         return
     base = tempfile.mkdtemp(prefix="cs-mpi-")

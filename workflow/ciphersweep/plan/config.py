@@ -14,13 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from ciphersweep.core import yamlfile
-from ciphersweep.plan import config_backends, config_checks, config_sections
+from ciphersweep.plan import (
+    config_backends,
+    config_checks,
+    config_sections,
+    user_kernels,
+)
 from ciphersweep.plan import schema as cs_schema
 from ciphersweep.plan.config_backends import (
     AEAD_IMPLS,
     BACKENDS,
     CPU_IMPLS,
     CUDA_IMPLS,
+    KERNEL_BINARIES,
     PY_BACKENDS,
 )
 from ciphersweep.plan.config_sections import SHELL_META
@@ -32,6 +38,7 @@ __all__ = [
     "BACKENDS",
     "CPU_IMPLS",
     "CUDA_IMPLS",
+    "KERNEL_BINARIES",
     "PY_BACKENDS",
     "SCHEMA_PATH",
     "SHELL_META",
@@ -66,6 +73,7 @@ def validate(
     config_sections.check_sizes(cfg)
     config_sections.check_inputs(cfg, workdir)
     config_backends.check_python_backends(cfg)
+    user_kernels.check(cfg, workdir)
     _problems(config_checks.check_key_bits, cfg)
     config_backends.check_native(cfg)
     config_sections.check_baseline(cfg, "baseline" in raw)

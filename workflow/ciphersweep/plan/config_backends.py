@@ -12,7 +12,20 @@ from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.plan import config_checks, launch_checks
 from ciphersweep.plan.schema import fail as _fail
 
-BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda", "pycryptodome", "purepy", "command")
+BACKENDS = (
+    "seq",
+    "omp",
+    "mpi",
+    "openssl",
+    "cuda",
+    "pycryptodome",
+    "purepy",
+    "command",
+    "user",
+)
+# the aes-<backend> binaries scripts/build-kernels.sh builds (the user's kernels have
+# their own build: ciphersweep.plan.user_kernels)
+KERNEL_BINARIES = ("seq", "omp", "mpi", "openssl", "cuda")
 PY_BACKENDS = (
     "pycryptodome",
     "purepy",

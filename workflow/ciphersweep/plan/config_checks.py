@@ -104,6 +104,8 @@ def normalise_ciphers(cfg: dict[str, Any]) -> None:
     if be.get("command") is not None:
         for prog in be["command"]["programs"]:
             prog["ciphers"] = [str(c).lower() for c in prog["ciphers"]]
+    for kernel in (be.get("user") or {}).get("kernels", []):
+        kernel["ciphers"] = [str(c).lower() for c in kernel["ciphers"]]
     out: dict[str, Any] = {}
     for name, bits in cfg["key_bits"].items():
         low = str(name).lower()

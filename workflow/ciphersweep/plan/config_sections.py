@@ -34,16 +34,16 @@ _TEXT_KEYS = {("tables",), ("compare",)}
 
 
 def _no_shell(path: tuple[Any, ...]) -> bool:
-    """Strings that never reach a shell: debug globs, free text, and the command
+    """Strings that never reach a shell: debug globs, free text, the command
     backend's argument lists (started without a shell; their placeholders are checked
-    on their own)."""
+    on their own) and a user kernel's arguments (one argument each, no shell)."""
     if path[:2] in _GLOB_KEYS or path[:1] in _TEXT_KEYS:
         return True
     return (
         path[:3] == ("backends", "command", "programs")
         and len(path) > 4
         and (path[4] in ("encrypt", "decrypt"))
-    )
+    ) or (path[:3] == ("backends", "user", "kernels") and path[4:5] == ("args",))
 
 
 def check_strings(node: Any, path: tuple[Any, ...]) -> None:

@@ -29,10 +29,12 @@ import shutil
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ciphersweep.core.digest import files_digest
-from ciphersweep.plan.sweep import Point
+
+if TYPE_CHECKING:  # the sweep builds its user kernels' keys here (build_key)
+    from ciphersweep.plan.sweep import Point
 
 # Shape fields every fingerprint carries (besides the digests).
 SHAPE = ("ranks", "threads", "gpus", "cipher", "impl", "mode", "op")

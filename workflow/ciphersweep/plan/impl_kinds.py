@@ -26,6 +26,7 @@ KINDS: dict[str, str] = {
     "cli": "a command-line program run as a process per message (openssl enc, ...)",
     "pure-python": "Python code on lists and integers",
     "numpy": "Python code on NumPy arrays",
+    "user": "a user's own kernel (backends.user, docs/kernel-contract.md)",
 }
 
 # a backend whose every impl is of one kind (its impl names are the user's, or paths
@@ -34,6 +35,7 @@ _BY_BACKEND = {
     "openssl": "library",
     "pycryptodome": "library",
     "command": "cli",
+    "user": "user",
     "cuda": "gpu",
 }
 # the impls of the native kernels and the Python runner (kernels/src/aes.h, aead.h;

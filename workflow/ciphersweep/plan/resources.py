@@ -76,7 +76,7 @@ def resources(
         # run in a one-task step. None: the resource is left out.
         "mpi": (
             str(cluster.get("mpi_launcher", "srun"))
-            if point.backend == "mpi" and point.ranks > 1
+            if point.mpi_launched and point.ranks > 1
             else None
         ),
     }

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ciphersweep.plan import inputsets
+from ciphersweep.plan import inputsets, user_kernels
 
 _OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
 
@@ -44,7 +44,10 @@ class Point:
     inject_fault: bool = False
     nopad: bool = False  # ECB/CBC without padding (config key `nopad`)
     key_bits: int | None = None  # a key length the cipher allows besides its default
-    command: tuple[str, ...] = ()  # command backend: the argument list of the op
+    command: tuple[str, ...] = ()  # command backend: the argument list of the op;
+    # a user kernel: its further arguments (backends.user.kernels[].args)
+    program: str = ""  # a user kernel: the program it runs (absolute)
+    build_key: str | None = None  # a user kernel built by the workflow: its build's key
     input_set: str | None = None  # the file set this input belongs to
     variant: str = ""  # build.variants name ("" = the one default build)
     batch: int = 1  # timed repetitions per record (config `batch`; kernels' --batch)
@@ -61,6 +64,12 @@ class Point:
         if self.backend == "cuda":
             return self.gpus
         return self.ranks * self.threads
+
+    @property
+    def mpi_launched(self) -> bool:
+        """Whether the point's kernel starts under the MPI launcher: every aes-mpi
+        point, and a user kernel's with more than one rank."""
+        return self.backend == "mpi" or (self.backend == "user" and self.ranks > 1)
 
     @property
     def rep_range(self) -> tuple[int, int]:
@@ -138,13 +147,15 @@ def point_id(
     """A file-name-safe identifier, unique within a campaign."""
     if backend == "openssl" or (backend, impl) in _DEFAULT_IMPLS:
         head = f"{backend}-{cipher}"
-    elif backend in ("purepy", "pycryptodome", "command"):  # a named impl or program
+    elif backend in ("purepy", "pycryptodome", "command", "user"):  # a named impl
         head = f"{backend}-{impl}-{cipher}"
     else:
         head = f"{backend}-{impl}-{mode}"
     if key_bits is not None:
         head += f"-k{key_bits}"
     pid = f"{head}-{_OP_TAG[op]}-{input_name}-r{ranks}-t{threads}"
+    if backend == "user" and gpus:
+        pid += f"-g{gpus}"
     if backend == "cuda":
         pid += f"-g{gpus}-b{block_threads}"
         if streams > 1:
@@ -192,6 +203,8 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
             if be.get("openssl") is not None:
                 _cipher_points(cfg, "openssl", "evp", be["openssl"]["ciphers"], add, d)
             _python_points(cfg, op, d, add)
+            for kernel in user_kernels.kernels(cfg):
+                _user_points(kernel, d, add)
     ids = [p.id for p in points]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
         raise ValueError("duplicate point ids")
@@ -332,3 +345,27 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
             _cipher_points(
                 cfg, "command", prog["name"], prog["ciphers"], add, d, command=argv
             )
+
+
+def _user_points(kernel: dict[str, Any], d: dict[str, Any], add: Any) -> None:
+    """A user kernel's points for one op/input: each cipher at each of its ranks,
+    threads and GPU counts (docs/kernel-contract.md)."""
+    build = user_kernels.build_of(kernel) if kernel.get("source") else None
+    program = build.program if build else user_kernels.program_of(kernel)
+    for c in kernel["ciphers"]:
+        for r in kernel.get("ranks") or [1]:
+            for t in kernel.get("threads") or [1]:
+                for g in kernel.get("gpus") or [0]:
+                    add(
+                        backend="user",
+                        impl=kernel["name"],
+                        mode=_cipher_mode(c),
+                        cipher=c,
+                        ranks=r,
+                        threads=t,
+                        gpus=g,
+                        command=tuple(kernel.get("args") or ()),
+                        program=program,
+                        build_key=build.key if build else None,
+                        **d,
+                    )

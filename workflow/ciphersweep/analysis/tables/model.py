@@ -28,7 +28,7 @@ from ciphersweep.core import stats, wording
 from ciphersweep.plan.sweep import Point
 
 # backends whose rows are named by their cipher; they have no sequential baseline
-NAMED_BACKENDS = ("openssl", "pycryptodome", "purepy", "command")
+NAMED_BACKENDS = ("openssl", "pycryptodome", "purepy", "command", "user")
 FAILED = "failed"
 NA = "n/a"
 
@@ -331,6 +331,10 @@ def _base_label(p: Point, multi_gpu: bool) -> str:
         )
     elif p.backend == "command":
         base = f"{p.impl} {p.cipher}"
+    elif p.backend == "user":  # the user's kernel, by its name
+        shape = [_n(p.ranks, "rank")] + [_n(p.threads, "thread")] * (p.threads > 1)
+        shape += [_n(p.gpus, "GPU")] * (p.gpus > 0)
+        base = f"{p.impl} {p.cipher} ({', '.join(shape)})"
     elif p.backend in ("pycryptodome", "purepy") and p.impl != p.backend:
         base = f"{p.backend} {p.impl} {p.cipher}"  # another impl of a Python runner
     else:
