@@ -98,8 +98,9 @@ def build(b: Build, info: str, log: str) -> dict[str, Any]:
         jobs = str(max(1, len(os.sched_getaffinity(0))))
         run_logged(["cmake", "--build", tree, "--parallel", jobs], log)
         chosen = choose(b, executables(tree))
-        shutil.copy2(os.path.join(tree, chosen), b.program)
-        out.update(ok=True, program=b.program, target=chosen, **_provenance(tree))
+        program = os.path.join(os.path.dirname(info), b.name)  # b.program, in the rule
+        shutil.copy2(os.path.join(tree, chosen), program)
+        out.update(ok=True, program=program, target=chosen, **_provenance(tree))
     except (RuntimeError, OSError) as exc:
         where = "" if log in str(exc) else f" (its log: {log})"
         out.update(ok=False, reason=f"the build failed: {exc}{where}")
