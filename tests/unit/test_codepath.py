@@ -1,5 +1,5 @@
 """What changes a number but not its record, now part of it: the code-path environment
-variables a kernel or its library reads (ciphersweep.core.codepath), the impl an
+variables a kernel or its library reads (ciphersweep.backends.codepath), the impl an
 ``auto`` point really ran, the versions of the libraries doing the work (PyCryptodome,
 NumPy, the interpreter, aes-openssl's libcrypto), all in the fingerprint, taken by the
 bench job from the real kernels' launches and compared by admission with what the plan
@@ -16,7 +16,7 @@ import Crypto
 import numpy
 import pytest
 from ciphersweep.analysis.tables.provenance_rows import provenance_rows
-from ciphersweep.core import codepath
+from ciphersweep.backends import codepath
 from ciphersweep.job import launch as cs_launch
 from ciphersweep.job import runner as cs_runner
 from ciphersweep.plan import fingerprint as cs_fp

@@ -1,5 +1,6 @@
-"""The package's stages import only downward: core < plan < job < verdict < analysis <
-campaign; a module imports from its own stage or a lower one, at module level (an
+"""The package's stages import only downward: core < backends < plan < job < verdict <
+analysis < campaign (the registry of backends declares facts every stage above asks
+about, and imports only core); a module imports from its own stage or a lower one, at module level (an
 import inside a function would hide a circle). The one import inside a function is
 named in DEFERRED with its reason: it loads a heavy library late, it closes no circle."""
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "workflow" / "ciphersweep"
-FLOORS = ("core", "plan", "job", "verdict", "analysis", "campaign")
+FLOORS = ("core", "backends", "plan", "job", "verdict", "analysis", "campaign")
 CHECKED = FLOORS
 # (module, import inside a function) -> why it waits
 DEFERRED = {

@@ -17,9 +17,9 @@ from ciphersweep.job import (
     numpy_aes,
     numpy_chacha,
     numpy_des,
-    purepy_aes,
-    purepy_chacha,
-    purepy_des,
+    pure_aes,
+    pure_chacha,
+    pure_des,
     record_schema,
     runner,
 )
@@ -39,10 +39,10 @@ PLAIN = bytes.fromhex("00112233445566778899aabbccddeeff")
     ],
 )
 def test_aes_fips197_appendix_c(nbytes: int, expected: str) -> None:
-    rk = purepy_aes.expand_key(bytes(range(nbytes)))
-    ct = purepy_aes.encrypt_block(rk, PLAIN)
+    rk = pure_aes.expand_key(bytes(range(nbytes)))
+    ct = pure_aes.encrypt_block(rk, PLAIN)
     assert ct.hex() == expected
-    assert purepy_aes.decrypt_block(rk, ct) == PLAIN
+    assert pure_aes.decrypt_block(rk, ct) == PLAIN
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_aes_fips197_appendix_c(nbytes: int, expected: str) -> None:
 )
 def test_numpy_aes_fips197_appendix_c(nbytes: int, expected: str) -> None:
     rk = numpy_aes.expand_key(bytes(range(nbytes)))
-    assert rk.dtype == np.uint8 and rk.shape == (purepy_aes.ROUNDS[nbytes] + 1, 16)
+    assert rk.dtype == np.uint8 and rk.shape == (pure_aes.ROUNDS[nbytes] + 1, 16)
     ct = numpy_aes.encrypt_block(rk, PLAIN)
     assert ct.hex() == expected
     assert numpy_aes.decrypt_block(rk, ct) == PLAIN
@@ -138,36 +138,36 @@ def test_numpy_ciphers_match_openssl_on_random_data(cipher: str) -> None:
         assert crypt(got, False) == plain
 
 
-def test_purepy_aes_mixes_columns_by_its_multiplication_tables(
+def test_pure_aes_mixes_columns_by_its_multiplication_tables(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """As its docstring says: MixColumns looks {02}.b up in a table (not xtime at
     each step), so a changed table changes the ciphertext."""
-    rk = purepy_aes.expand_key(bytes(range(16)))
-    good = purepy_aes.encrypt_block(rk, PLAIN)
-    assert "multiplication tables" in (purepy_aes.__doc__ or "")
-    monkeypatch.setitem(purepy_aes.MUL, 2, [0] * 256)
-    assert purepy_aes.encrypt_block(rk, PLAIN) != good
+    rk = pure_aes.expand_key(bytes(range(16)))
+    good = pure_aes.encrypt_block(rk, PLAIN)
+    assert "multiplication tables" in (pure_aes.__doc__ or "")
+    monkeypatch.setitem(pure_aes.MUL, 2, [0] * 256)
+    assert pure_aes.encrypt_block(rk, PLAIN) != good
 
 
 def test_aes_sbox_known_entries() -> None:
     # FIPS-197 Figure 7: S(00) = 63, S(53) = ed; Figure 14: InvS(63) = 00
-    assert purepy_aes.SBOX[0x00] == 0x63 and purepy_aes.SBOX[0x53] == 0xED
-    assert purepy_aes.INV_SBOX[0x63] == 0x00 and len(set(purepy_aes.SBOX)) == 256
+    assert pure_aes.SBOX[0x00] == 0x63 and pure_aes.SBOX[0x53] == 0xED
+    assert pure_aes.INV_SBOX[0x63] == 0x00 and len(set(pure_aes.SBOX)) == 256
 
 
 def test_des_and_tdes_known_answers() -> None:
     # the classic FIPS 46 worked example: key 133457799BBCDFF1, 0123456789ABCDEF
-    ks = purepy_des.subkeys(bytes.fromhex("133457799BBCDFF1"))
-    ct = purepy_des.des_block(ks, bytes.fromhex("0123456789ABCDEF"))
+    ks = pure_des.subkeys(bytes.fromhex("133457799BBCDFF1"))
+    ct = pure_des.des_block(ks, bytes.fromhex("0123456789ABCDEF"))
     assert ct.hex() == "85e813540f0ab405"
     # SP 800-67: with K1 = K2 = K3, TDEA is single DES
-    k3 = purepy_des.tdes_keys(bytes.fromhex("133457799BBCDFF1") * 3)
-    assert purepy_des.tdes_encrypt_block(k3, bytes.fromhex("0123456789ABCDEF")) == ct
-    assert purepy_des.tdes_decrypt_block(k3, ct).hex() == "0123456789abcdef"
+    k3 = pure_des.tdes_keys(bytes.fromhex("133457799BBCDFF1") * 3)
+    assert pure_des.tdes_encrypt_block(k3, bytes.fromhex("0123456789ABCDEF")) == ct
+    assert pure_des.tdes_decrypt_block(k3, ct).hex() == "0123456789abcdef"
 
 
-@pytest.mark.parametrize("chacha", [purepy_chacha, numpy_chacha])
+@pytest.mark.parametrize("chacha", [pure_chacha, numpy_chacha])
 def test_chacha20_rfc8439(chacha: Any) -> None:
     """Both runners' ChaCha20 (lists of ints, NumPy word arrays)."""
     key = bytes(range(32))

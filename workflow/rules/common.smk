@@ -21,7 +21,7 @@ gc.freeze()
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
-from ciphersweep.core import codepath as cs_codepath  # noqa: E402
+from ciphersweep.backends import codepath as cs_codepath  # noqa: E402
 from ciphersweep.campaign import plan_summary as cs_plan_summary  # noqa: E402
 from ciphersweep.core import digest as cs_digest  # noqa: E402
 from ciphersweep.core import paths as cs_paths  # noqa: E402

@@ -17,7 +17,7 @@ KERNEL_PACKAGE = "ciphersweep.job"
 
 
 def python_kernel(module: str) -> Path:
-    """The source file of a Python-side kernel module (``kernel_purepy`` ...)."""
+    """The source file of a Python-side kernel module (``kernel_command`` ...)."""
     return PACKAGE / "job" / f"{module}.py"
 
 
@@ -28,5 +28,5 @@ def verdict_sources() -> list[Path]:
     file again (Snakemake follows a rule's own code, not the code it calls)."""
     files = sorted((PACKAGE / "verdict").glob("*.py"))
     files += [PACKAGE / "plan" / "fingerprint.py", PACKAGE / "job" / "record_schema.py"]
-    files += [PACKAGE / "core" / "codepath.py"]  # the summary's code-path columns
+    files += [PACKAGE / "backends" / "codepath.py"]  # the summary's code-path columns
     return [*files, SCHEMAS / "record.schema.yaml"]

@@ -2,8 +2,8 @@
 permutation tables, as a study's own Python code runs them: no library, no AES-NI, no
 vector code. AES-128/192/256 and 3DES (three keys) in ECB with PKCS#7 padding, and
 ChaCha20. Two implementations (``--impl``): ``purepy``, Python lists and ints
-(:mod:`ciphersweep.job.purepy_aes`, :mod:`ciphersweep.job.purepy_des`,
-:mod:`ciphersweep.job.purepy_chacha`), and ``numpy``, NumPy arrays
+(:mod:`ciphersweep.job.pure_aes`, :mod:`ciphersweep.job.pure_des`,
+:mod:`ciphersweep.job.pure_chacha`), and ``numpy``, NumPy arrays
 (:mod:`ciphersweep.job.numpy_aes`, :mod:`ciphersweep.job.numpy_des`,
 :mod:`ciphersweep.job.numpy_chacha`).
 
@@ -30,9 +30,9 @@ from ciphersweep.job import (
     numpy_aes,
     numpy_chacha,
     numpy_des,
-    purepy_aes,
-    purepy_chacha,
-    purepy_des,
+    pure_aes,
+    pure_chacha,
+    pure_des,
     pykernel,
 )
 
@@ -40,7 +40,7 @@ PROG = "aes-purepy"
 SUPPORTED = ("aes-128-ecb", "aes-192-ecb", "aes-256-ecb", "des-ede3-ecb", "chacha20")
 # --impl -> the modules of its AES, 3DES and ChaCha20
 IMPLS: dict[str, tuple[Any, Any, Any]] = {
-    "purepy": (purepy_aes, purepy_des, purepy_chacha),
+    "purepy": (pure_aes, pure_des, pure_chacha),
     "numpy": (numpy_aes, numpy_des, numpy_chacha),
 }
 

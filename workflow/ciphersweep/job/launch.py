@@ -8,8 +8,9 @@
     kernel ARGS      aes-<backend> --impl ... --json FILE
 
 The host launcher is always outside the container (Apptainer's hybrid MPI model).
-The Python-side kernels (``aes-pycryptodome``, ``aes-command``) are run by the
-workflow's own Python (``python -m ciphersweep.kernel_<name>``); the command backend's
+The kernels that are modules of this package (a backend's ``kernel_module``: the
+Python runners, ``aes-command``, ``aes-user``) are run by the workflow's own Python
+(``python -m ciphersweep.job.kernel_<name>``); the command backend's
 program is given to ``aes-command`` after ``--`` as an argument list whose placeholders
 (:data:`ciphersweep.plan.launch_checks.PLACEHOLDERS`) :func:`command_argv` fills in for each run, with no shell.
 """
@@ -23,6 +24,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ciphersweep import backends as registry
 from ciphersweep.core import paths
 from ciphersweep.job.launch_env import (
     mpi_network_env,
@@ -34,12 +36,7 @@ from ciphersweep.plan.launch_checks import placeholder_errors
 from ciphersweep.plan.sweep import AEAD_MODES, Point
 
 # backends whose kernel is a module of this package, run by the workflow's Python
-PY_KERNELS = {
-    "pycryptodome": "kernel_pycryptodome",
-    "purepy": "kernel_purepy",
-    "command": "kernel_command",
-    "user": "kernel_user",
-}
+PY_KERNELS = {b.name: b.kernel_module for b in registry.ALL if b.kernel_module}
 
 # inside a Charliecloud image the working directory is bound here (it exists in every
 # Debian root file system, and SquashFS images cannot grow new mount points)
@@ -96,11 +93,12 @@ def kernel_args(
 ) -> list[str]:
     """Command-line arguments of the kernel for one point (the kernel contract)."""
     args: list[str] = []
-    if point.backend in ("openssl", "pycryptodome", "purepy", "command", "user"):
+    b = registry.get(point.backend)
+    if b.cipher_flag:
         args += ["--cipher", point.cipher]
         if point.key_bits is not None:
             args += ["--key-bits", str(point.key_bits)]
-        if point.backend in ("purepy", "pycryptodome"):
+        if b.impl_flag:
             args += ["--impl", point.impl]
     elif point.cipher in AEAD_MODES:
         args += ["--cipher", point.cipher, "--impl", point.impl]

@@ -5,7 +5,7 @@ key through ``np.vectorize``; SubBytes walks it with ``np.nditer`` and looks eac
 up in the S-box table; ShiftRows is the fixed permutation of §4.1.1; MixColumns
 replaces each column with its product by the fixed matrix, computed with xtime
 (FIPS-197 §4.2.1) on the column's bytes; the key expansion works on 4-byte words
-(§5.2). The S-box values are those of :mod:`ciphersweep.job.purepy_aes`.
+(§5.2). The S-box values are those of :mod:`ciphersweep.job.pure_aes`.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from ciphersweep.job import purepy_aes
+from ciphersweep.job import pure_aes
 
 Bytes = npt.NDArray[np.uint8]
 
-SBOX: Bytes = np.array(purepy_aes.SBOX, dtype=np.uint8)
-INV_SBOX: Bytes = np.array(purepy_aes.INV_SBOX, dtype=np.uint8)
+SBOX: Bytes = np.array(pure_aes.SBOX, dtype=np.uint8)
+INV_SBOX: Bytes = np.array(pure_aes.INV_SBOX, dtype=np.uint8)
 # ShiftRows on the column-major state: byte i of the result is byte SHIFT[i] of the
 # input (FIPS-197 §5.1.2; the study's {0,5,10,15,4,9,14,3,...}); its inverse §5.3.1
 SHIFT = np.array([(i + 4 * (i % 4)) % 16 for i in range(16)], dtype=np.intp)
@@ -76,13 +76,13 @@ def mix_columns(state: Bytes, column: Callable[[Bytes], Bytes] = mix_column) -> 
 
 def expand_key(key: bytes) -> Bytes:
     """The round keys (FIPS-197 §5.2, KeyExpansion), one row of 16 bytes per round."""
-    nk, nr = len(key) // 4, purepy_aes.ROUNDS[len(key)]
+    nk, nr = len(key) // 4, pure_aes.ROUNDS[len(key)]
     w = [np.frombuffer(key[4 * i : 4 * i + 4], dtype=np.uint8) for i in range(nk)]
     for i in range(nk, 4 * (nr + 1)):
         t = w[i - 1]
         if i % nk == 0:  # SubWord(RotWord(t)) XOR Rcon
             t = sub_bytes(np.roll(t, -1))
-            t = _xor(t, np.array([purepy_aes.RCON[i // nk - 1], 0, 0, 0], np.uint8))
+            t = _xor(t, np.array([pure_aes.RCON[i // nk - 1], 0, 0, 0], np.uint8))
         elif nk > 6 and i % nk == 4:
             t = sub_bytes(t)
         w.append(_xor(w[i - nk], t))

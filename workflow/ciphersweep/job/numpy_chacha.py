@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ciphersweep.job import purepy_chacha
+from ciphersweep.job import pure_chacha
 
 Words = npt.NDArray[np.uint32]
 
-CONSTANTS = np.array(purepy_chacha.CONSTANTS, dtype=np.uint32)  # "expand 32-byte k"
+CONSTANTS = np.array(pure_chacha.CONSTANTS, dtype=np.uint32)  # "expand 32-byte k"
 
 
 def _rotl(v: Words, c: int) -> Words:

@@ -3,7 +3,7 @@ arrays, one 8-byte block at a time, written from the description of Centellas
 Claros et al. (2021, §4.2, §5.2): a block is a NumPy array of 64 bits; IP, E, P,
 PC-1, PC-2 and IP^-1 are index arrays applied to it; the S-boxes are tables looked
 up by the six bits of each group; 3DES is DES three times, E_K3(D_K2(E_K1(x))). The
-tables are those of :mod:`ciphersweep.job.purepy_des` (1-based there, 0-based here).
+tables are those of :mod:`ciphersweep.job.pure_des` (1-based there, 0-based here).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ciphersweep.job import purepy_des as tables
+from ciphersweep.job import pure_des as tables
 
 Bits = npt.NDArray[np.uint8]
 

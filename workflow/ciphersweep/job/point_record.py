@@ -110,7 +110,7 @@ def with_code_path(
     records: list[dict[str, Any]], env: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """Every record's fingerprint completed with ``env``: the code-path variables
-    (:func:`ciphersweep.core.codepath.select`) the kernel was launched with; in place."""
+    (:func:`ciphersweep.backends.codepath.select`) the kernel was launched with; in place."""
     for rec in records:
         fp = rec.get("fingerprint")
         if isinstance(fp, dict):

@@ -1,5 +1,5 @@
-"""What the Python-side kernels (``aes-pycryptodome``, ``aes-command``) share with the
-C kernels: the same flags, the same repetition loop (untimed warm-ups, then timed
+"""What the Python-side kernels (the Python runners, ``aes-command``, ``aes-user``)
+share with the C kernels: the same flags, the same repetition loop (untimed warm-ups, then timed
 repetitions), one record per timed repetition in the record schema, and a failure
 that never reports a time (one ``aes-<name>: ...`` line on stderr, exit 1).
 
@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ciphersweep.backends import codepath
 from ciphersweep.core import ciphers as cs_ciphers
-from ciphersweep.core import codepath
 from ciphersweep.core import stats as cs_stats
 from ciphersweep.job import energy as cs_energy
 from ciphersweep.job import hostfacts

@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
-from ciphersweep.core import atomic, codepath
+from ciphersweep.backends import codepath
+from ciphersweep.core import atomic
 from ciphersweep.core.digest import file_hexdigest
 from ciphersweep.job import busy as cs_busy
 from ciphersweep.job import cpusample

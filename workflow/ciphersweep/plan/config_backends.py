@@ -8,36 +8,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ciphersweep import backends as registry
+from ciphersweep.backends.base import CPU_IMPLS
+from ciphersweep.backends.cuda import CUDA_IMPLS
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.plan import config_checks, launch_checks
 from ciphersweep.plan.schema import fail as _fail
 
-BACKENDS = (
-    "seq",
-    "omp",
-    "mpi",
-    "openssl",
-    "cuda",
-    "pycryptodome",
-    "purepy",
-    "command",
-    "user",
-)
+BACKENDS = registry.NAMES
 # the aes-<backend> binaries scripts/build-kernels.sh builds (the user's kernels have
 # their own build: ciphersweep.plan.user_kernels)
-KERNEL_BINARIES = ("seq", "omp", "mpi", "openssl", "cuda")
-PY_BACKENDS = (
-    "pycryptodome",
-    "purepy",
-    "command",
-)  # Python-side kernels: native runs only
-CPU_IMPLS = ("auto", "ref", "ttable", "aesni", "vaes256", "vaes")
+KERNEL_BINARIES = registry.names("native")
+# the kernels that are modules of this package (the user's kernels: their own checks)
+PY_BACKENDS = registry.names("python", "command")
 # The AEADs aes-seq runs (backends.seq.aead): cipher -> its impls (docs/kernels.md).
 AEAD_IMPLS = {
     "ascon-aead128": ("auto", "ascon-ref", "ascon-opt64", "ascon-lowsize"),
     "aes-128-gcm": ("auto", "gcm-byte", "gcm-ref", "gcm-aesni"),
 }
-CUDA_IMPLS = ("auto", "gpu-lanes", "gpu-ttable", "gpu-ref")  # what aes-cuda accepts
 _CIPHER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,40}$")
 
 
@@ -136,21 +124,22 @@ def check_python_backends(cfg: dict[str, Any]) -> None:
                 cs_ciphers.cipher(name, kb)
         except ValueError as exc:
             raise _fail(["key_bits", name], str(exc)) from None
-    for lib in ("pycryptodome", "purepy"):
+    for lib in registry.names("python"):
         for i, c in enumerate((backends.get(lib) or {}).get("ciphers", [])):
             _check_cipher(cfg, ["backends", lib, "ciphers", i], c)
     named = [x["name"] for x in cfg.get("inputs") or []]
-    for i, name in enumerate((backends.get("purepy") or {}).get("sets", [])):
-        if name not in named:
-            allowed = ", ".join(named) or "no inputs named"
-            raise _fail(
-                ["backends", "purepy", "sets", i],
-                f"{name!r} is not an input (allowed: {allowed})",
-            )
+    for lib in registry.NAMES:  # a backend measured on some input sets only
+        for i, name in enumerate((backends.get(lib) or {}).get("sets", [])):
+            if name not in named:
+                allowed = ", ".join(named) or "no inputs named"
+                raise _fail(
+                    ["backends", lib, "sets", i],
+                    f"{name!r} is not an input (allowed: {allowed})",
+                )
     if backends.get("command") is not None:
         _check_programs(cfg, backends["command"]["programs"])
     runtime = cfg["platform"]["container"]["runtime"]
-    for name in PY_BACKENDS:
+    for name in PY_BACKENDS:  # (the user's kernels: plan.user_kernels.check)
         if backends.get(name) is not None and runtime != "none":
             raise _fail(
                 ["backends", name],

@@ -16,10 +16,11 @@ from typing import Any
 
 import jsonschema
 
+from ciphersweep import backends as registry
 from ciphersweep.plan import inputsets
 
-# cipher names the Python-side kernels and OpenSSL take in any case (one spelling)
-CIPHER_LISTS = (("openssl",), ("pycryptodome",))
+# the backends whose `ciphers` are named in any case (one spelling) and take key_bits
+CIPHER_LISTS = registry.where(cipher_list=True)
 
 
 class Problem(ValueError):
@@ -98,7 +99,7 @@ def normalise_ciphers(cfg: dict[str, Any]) -> None:
     kernels take them in any case), so ``key_bits: {BF-CBC: ...}`` and a cipher
     ``bf-cbc`` are the same; a key given twice in two spellings is refused."""
     be = cfg["backends"]
-    for name in ("openssl", "pycryptodome"):
+    for name in CIPHER_LISTS:
         if be.get(name) is not None:
             be[name]["ciphers"] = [str(c).lower() for c in be[name]["ciphers"]]
     if be.get("command") is not None:
@@ -122,7 +123,7 @@ def campaign_ciphers(cfg: dict[str, Any]) -> set[str]:
     """Every cipher a point of the campaign is named by (lower case)."""
     be = cfg["backends"]
     out: set[str] = set()
-    for name in ("openssl", "pycryptodome"):
+    for name in CIPHER_LISTS:
         if be.get(name) is not None:
             out.update(be[name]["ciphers"])
     if be.get("command") is not None:

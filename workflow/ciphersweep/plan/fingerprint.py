@@ -7,7 +7,7 @@ fingerprint.c, :func:`ciphersweep.job.pykernel.fingerprint`): the SHA-256 of the
 into it when it was built, the SHA-256 of the input bytes it read, and the shape it
 observed (ranks, threads, GPUs, cipher, impl, mode, op: the impl that ran, never
 ``auto``); the bench job adds the code-path environment variables the kernel was
-launched with (``code_path_env``, :mod:`ciphersweep.core.codepath`), and the
+launched with (``code_path_env``, :mod:`ciphersweep.backends.codepath`), and the
 Python-side kernels the versions of the libraries doing their work (``libraries``).
 
 The plan (:class:`Expected`, one per point) holds what each point's records must show:
@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ciphersweep import backends as registry
 from ciphersweep.core.digest import files_digest
 
 if TYPE_CHECKING:  # the sweep builds its user kernels' keys here (build_key)
@@ -41,7 +42,7 @@ SHAPE = ("ranks", "threads", "gpus", "cipher", "impl", "mode", "op")
 # Backends whose records name the cipher's mode as their library does (not checked;
 # the cipher, which is, names it): ChaCha20's mode is "stream" there, the cipher's
 # own name in the plan.
-_LIBRARY_MODES = ("openssl", "pycryptodome", "purepy", "command")
+_LIBRARY_MODES = registry.where(library_mode=True)
 
 
 def build_key(
@@ -88,7 +89,7 @@ def observed(
 ) -> dict[str, Any]:
     """The ``fingerprint`` a Python-side kernel writes: the same fields as the C
     kernels' (binary: the kernel module or the program it runs), and the versions of
-    the libraries doing its work (:func:`ciphersweep.core.codepath.library_versions`)."""
+    the libraries doing its work (:func:`ciphersweep.backends.codepath.library_versions`)."""
     return {
         "binary_sha256": file_sha256(binary) if binary else None,
         "build_key": key,
@@ -131,7 +132,7 @@ class Expected:
     input_path: str | None = None  # the input file the point reads
     input_digest: str | None = None  # its `.sha256` beside it (generated inputs)
     image_digest: str | None = None  # container runs: the image's `.sha256` file
-    # the code-path variables of the environment it is launched with (core.codepath)
+    # the code-path variables of the environment it is launched with (backends.codepath)
     code_path_env: dict[str, str] | None = None
     libraries: dict[str, str] | None = None  # name -> version of its libraries
 

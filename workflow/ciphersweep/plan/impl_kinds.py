@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ciphersweep import backends as registry
+
 # kind -> what code of that kind is
 KINDS: dict[str, str] = {
     "byte-oriented": "AES as FIPS-197 writes it: a byte state, S-box lookups, xtime "
@@ -29,17 +31,9 @@ KINDS: dict[str, str] = {
     "user": "a user's own kernel (backends.user, docs/kernel-contract.md)",
 }
 
-# a backend whose every impl is of one kind (its impl names are the user's, or paths
-# inside one library)
-_BY_BACKEND = {
-    "openssl": "library",
-    "pycryptodome": "library",
-    "command": "cli",
-    "user": "user",
-    "cuda": "gpu",
-}
-# the impls of the native kernels and the Python runner (kernels/src/aes.h, aead.h;
-# job/kernel_purepy.py)
+# the impls of the C kernels' dispatch (kernels/src/aes.h, aead.h); a backend whose
+# impls are its own declares their kinds (its ``impl_kinds``: every impl of one kind
+# where its impl names are the user's, or paths inside one library)
 _BY_IMPL = {
     "ref": "byte-oriented",
     "gcm-byte": "byte-oriented",
@@ -52,15 +46,14 @@ _BY_IMPL = {
     "ascon-ref": "ascon-reference",
     "ascon-opt64": "ascon-64bit",
     "ascon-lowsize": "ascon-compact",
-    "purepy": "pure-python",
-    "numpy": "numpy",
 }
 
 
 def kind_of(backend: str, impl: str) -> str | None:
     """The kind of a point's implementation; None where the kernel picks it at run
     time (``auto``: the best the machine has)."""
-    return _BY_BACKEND.get(backend) or _BY_IMPL.get(impl)
+    b = registry.BY_NAME.get(backend)
+    return (b.kind_of(impl) if b is not None else None) or _BY_IMPL.get(impl)
 
 
 def claim_sides(c: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ciphersweep import backends as registry
 from ciphersweep.plan.sweep import Point
 
-# Conservative single-core throughput (bytes/s) used only to estimate job runtimes.
+# Conservative single-core throughput (bytes/s) used only to estimate job runtimes,
+# by impl of the C kernels; a backend's own impls: its ``rates``.
 _RATE = {
     "ref": 4e6,
     "ttable": 30e6,
@@ -18,9 +20,6 @@ _RATE = {
     "vaes256": 600e6,
     "vaes": 600e6,
     "evp": 200e6,
-    "pycryptodome": 20e6,
-    "purepy": 20e3,
-    "numpy": 2e3,  # the Python runner with NumPy arrays: 4-13 kB/s for AES, 3DES 7 kB/s
     # AEADs (aes-seq): every repetition is also verified (a second pass)
     "ascon-ref": 10e6,
     "ascon-lowsize": 50e6,
@@ -29,21 +28,21 @@ _RATE = {
     "gcm-ref": 30e6,
     "gcm-aesni": 300e6,
 }
-# per run / once: process start-up (cuda: NVML update-period detection and the two
-# energy windows of at least 1 s each, see docs/gpu-energy.md)
-_START_S = {"command": 0.05, "pycryptodome": 0.3, "purepy": 0.3, "cuda": 4.0}
 _CUDA_RATE = 50e6  # host<->device copies on a slow bus included
 
 
 def estimate_seconds(point: Point) -> float:
     """Pessimistic wall time of one point: all runs on one core, plus start-up."""
+    b = registry.BY_NAME.get(point.backend)
     if point.backend == "cuda":
         rate = _CUDA_RATE
     else:
-        rate = _RATE.get(point.impl, _RATE["ref"])
+        own = b.rates if b is not None else {}
+        rate = own.get(point.impl) or _RATE.get(point.impl, _RATE["ref"])
     runs = point.reps + point.warmup + 1  # +1: verification / reference encryption
-    start = _START_S.get(point.backend, 0.0) * (
-        runs if point.backend == "command" else 1
+    # process start-up, once or per run (its backend's start_s)
+    start = (b.start_s if b is not None else 0.0) * (
+        runs if b is not None and b.start_per_run else 1
     )
     # precision: up to max_seconds of further repetitions
     extra = point.max_seconds if point.max_seconds is not None else 0.0

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ciphersweep import backends as registry
 from ciphersweep.plan import inputsets, user_kernels
 
 _OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
@@ -67,9 +68,11 @@ class Point:
 
     @property
     def mpi_launched(self) -> bool:
-        """Whether the point's kernel starts under the MPI launcher: every aes-mpi
-        point, and a user kernel's with more than one rank."""
-        return self.backend == "mpi" or (self.backend == "user" and self.ranks > 1)
+        """Whether the point's kernel starts under the MPI launcher (its backend's
+        ``mpi``: always, as aes-mpi, or with more than one rank, as a user kernel)."""
+        b = registry.BY_NAME.get(self.backend)
+        need = b.mpi if b is not None else "never"
+        return need == "always" or (need == "ranks" and self.ranks > 1)
 
     @property
     def rep_range(self) -> tuple[int, int]:
@@ -125,10 +128,6 @@ class Point:
         return dict(self.__dict__)
 
 
-# a Python runner's own impl, left out of its point ids (another impl is named)
-_DEFAULT_IMPLS = (("purepy", "purepy"), ("pycryptodome", "pycryptodome"))
-
-
 def point_id(
     backend: str,
     impl: str,
@@ -145,9 +144,10 @@ def point_id(
     streams: int = 1,
 ) -> str:
     """A file-name-safe identifier, unique within a campaign."""
-    if backend == "openssl" or (backend, impl) in _DEFAULT_IMPLS:
-        head = f"{backend}-{cipher}"
-    elif backend in ("purepy", "pycryptodome", "command", "user"):  # a named impl
+    named = registry.BY_NAME.get(backend)
+    if named is not None and named.named and impl == named.own_impl:
+        head = f"{backend}-{cipher}"  # its own impl, left out (another one is named)
+    elif named is not None and named.named:  # a named impl or program
         head = f"{backend}-{impl}-{cipher}"
     else:
         head = f"{backend}-{impl}-{mode}"
@@ -305,7 +305,7 @@ def _cipher_points(
     **extra: Any,
 ) -> None:
     """One point per cipher (and per key length of ``key_bits``) of a backend whose
-    points are named by their cipher (OpenSSL EVP, PyCryptodome, command)."""
+    points are named by their cipher (OpenSSL EVP, the Python runners, command)."""
     for c in ciphers:
         for kb in _key_lengths(cfg, c):
             add(
@@ -319,26 +319,24 @@ def _cipher_points(
             )
 
 
-def _pycryptodome_points(
-    cfg: dict[str, Any], be: dict[str, Any], add: Any, d: dict[str, Any]
-) -> None:
-    """Each AES cipher once per impl (AES path); every other cipher, which has one
-    path, once as ``pycryptodome``."""
-    for c in be["ciphers"]:
-        impls = be["impls"] if c.lower().startswith("aes-") else ["pycryptodome"]
-        for impl in impls:
-            _cipher_points(cfg, "pycryptodome", impl, [c], add, d)
-
-
 def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) -> None:
-    """Points of the Python-side kernels (PyCryptodome, command) for one op/input."""
+    """Points of the Python-side kernels (the Python runners, command) for one
+    op/input: a runner's ciphers with each of its impls (those its backend names for a
+    cipher: ``impls_for``), on its input ``sets`` only where it names them."""
     be = cfg["backends"]
-    if be.get("pycryptodome") is not None:
-        _pycryptodome_points(cfg, be["pycryptodome"], add, d)
-    pure = be.get("purepy")
-    if pure is not None and (not pure.get("sets") or d["input_set"] in pure["sets"]):
-        for impl in pure["impls"]:
-            _cipher_points(cfg, "purepy", impl, pure["ciphers"], add, d)
+    for b in registry.ALL:
+        own = be.get(b.name)
+        if b.kind != "python" or own is None:
+            continue
+        if own.get("sets") and d["input_set"] not in own["sets"]:
+            continue
+        if b.impls_for is None:
+            for impl in own["impls"]:
+                _cipher_points(cfg, b.name, impl, own["ciphers"], add, d)
+            continue
+        for c in own["ciphers"]:
+            for impl in b.impls_for(c, own):
+                _cipher_points(cfg, b.name, impl, [c], add, d)
     if be.get("command") is not None:
         for prog in be["command"]["programs"]:
             argv = tuple(prog.get(op, ()))

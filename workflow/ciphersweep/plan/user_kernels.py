@@ -145,13 +145,16 @@ def check(cfg: dict[str, Any], workdir: str | os.PathLike[str]) -> None:
             ["backends", "user"],
             f"runs natively only (allowed with platform.container.runtime: none, not {runtime})",
         )
-    for key, allowed in (("precision", None), ("batch", 1), ("nopad", False)):
+    why = {
+        "precision": ("a user kernel runs exactly reps timed repetitions", None),
+        "batch": ("a user kernel prints one record per repetition", 1),
+        "nopad": ("a user kernel's output is checked as OpenSSL pads it", False),
+    }
+    for key, (reason, allowed) in why.items():
         if cfg.get(key, allowed) != allowed:
+            shown = "null" if allowed is None else str(allowed).lower()
             raise _fail(
-                key,
-                f"not with backends.user (a user kernel runs exactly reps timed "
-                f"repetitions of the cipher as OpenSSL pads it; allowed: {key}: "
-                f"{'none' if allowed is None else allowed})",
+                key, f"not with backends.user ({reason}; allowed: {key}: {shown})"
             )
 
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import pandas as pd
 
-from ciphersweep.core import codepath, stats
+from ciphersweep.backends import codepath
+from ciphersweep.core import stats
 from ciphersweep.core.atomic import replacing
 from ciphersweep.plan.fingerprint import Expected
 from ciphersweep.plan.sweep import Point

@@ -24,11 +24,12 @@ from typing import Any
 
 import pandas as pd
 
+from ciphersweep import backends as registry
 from ciphersweep.core import stats, wording
 from ciphersweep.plan.sweep import Point
 
 # backends whose rows are named by their cipher; they have no sequential baseline
-NAMED_BACKENDS = ("openssl", "pycryptodome", "purepy", "command", "user")
+NAMED_BACKENDS = registry.where(named=True)
 FAILED = "failed"
 NA = "n/a"
 
@@ -311,31 +312,14 @@ def _columns(points: Sequence[Point]) -> list[str]:
     return sorted(seen, key=lambda n: seen[n])
 
 
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _base_label(p: Point, multi_gpu: bool) -> str:
-    """The row label of a point before the distinguishing extras: ``mpi (16 ranks)``."""
-    if p.backend == "seq":
-        base = "seq"
-    elif p.backend == "omp":
-        base = f"omp ({_n(p.threads, 'thread')})"
-    elif p.backend == "mpi":
-        base = f"mpi ({_n(p.ranks, 'rank')})"
-    elif p.backend == "cuda":
-        base = (
-            f"cuda ({p.block_threads} threads/block"
-            + (f", {p.gpus} GPUs" if multi_gpu else "")
-            + (f", {_n(p.streams, 'stream')})" if p.streams > 1 else ")")
-        )
-    elif p.backend == "command":
-        base = f"{p.impl} {p.cipher}"
-    elif p.backend == "user":  # the user's kernel, by its name
-        shape = [_n(p.ranks, "rank")] + [_n(p.threads, "thread")] * (p.threads > 1)
-        shape += [_n(p.gpus, "GPU")] * (p.gpus > 0)
-        base = f"{p.impl} {p.cipher} ({', '.join(shape)})"
-    elif p.backend in ("pycryptodome", "purepy") and p.impl != p.backend:
+    """The row label of a point before the distinguishing extras: ``mpi (16 ranks)``,
+    as its backend words it (its ``label``), else its backend and cipher, with an impl
+    other than a Python runner's own between them."""
+    b = registry.BY_NAME.get(p.backend)
+    if b is not None and b.label is not None:
+        base = b.label(p, multi_gpu)
+    elif b is not None and b.impl_flag and p.impl != b.own_impl:
         base = f"{p.backend} {p.impl} {p.cipher}"  # another impl of a Python runner
     else:
         base = f"{p.backend} {p.cipher}"

@@ -16,22 +16,27 @@ The variables (``name`` exact, or a prefix ending in ``*``):
 
 * ``CIPHERSWEEP_DISABLE_IMPLS``: the AES core's dispatch (kernels/src/aes_impl.c, the
   AEAD impls too) skips the impls it names: ``--impl auto`` runs another one (a point
-  of a named impl reads only whether its name is listed: it then fails).
+  of a named impl reads only whether its name is listed: it then fails). Trait
+  ``impl-dispatch``: aes-seq, aes-omp, aes-mpi.
 * ``OPENSSL_ia32cap`` and the other capability masks, ``OPENSSL_CONF``,
   ``OPENSSL_MODULES``: OpenSSL's choice of AES code (AES-NI, VAES, bit-sliced...) and of
-  the provider doing the work: aes-openssl and the command backend's programs.
-* ``OMP_*``, ``GOMP_*``, ``KMP_*``: the OpenMP runtime's binding, schedule, wait policy:
-  aes-omp.
-* ``OMPI_MCA_*``, ``UCX_*``: Open MPI's transports (the byte transfer layer, the pml):
-  aes-mpi.
-* ``CUDA_LAUNCH_BLOCKING`` and the other CUDA driver switches: aes-cuda.
-* ``NPY_DISABLE_CPU_FEATURES``, ``NPY_ENABLE_CPU_FEATURES``: NumPy's SIMD dispatch:
-  aes-purepy ``--impl numpy``.
+  the provider doing the work. Trait ``openssl``: aes-openssl and the command
+  backend's programs.
+* ``OMP_*``, ``GOMP_*``, ``KMP_*``: the OpenMP runtime's binding, schedule, wait policy.
+  Trait ``openmp``: aes-omp.
+* ``OMPI_MCA_*``, ``UCX_*``: Open MPI's transports (the byte transfer layer, the pml).
+  Trait ``mpi``: aes-mpi.
+* ``CUDA_LAUNCH_BLOCKING`` and the other CUDA driver switches. Trait ``cuda``.
+* ``NPY_DISABLE_CPU_FEATURES``, ``NPY_ENABLE_CPU_FEATURES``: NumPy's SIMD dispatch.
+  Trait ``numpy``: a Python runner's NumPy impl.
 * ``PYTHONOPTIMIZE``, ``PYTHONMALLOC``, ``PYTHONDEVMODE``: the interpreter's asserts,
-  allocator and debug checks: the Python-side kernels.
+  allocator and debug checks. Trait ``python``: the Python-side kernels.
 * ``LD_PRELOAD``, ``LD_LIBRARY_PATH``: which shared libraries (libcrypto, libgomp,
-  libmpi) a native kernel loads; ``GLIBC_TUNABLES``: glibc's CPU features (memcpy's
-  code).
+  libmpi) a native kernel loads (trait ``native``); ``GLIBC_TUNABLES``: glibc's CPU
+  features (memcpy's code), every kernel.
+
+Each backend declares its traits (:attr:`ciphersweep.backends.base.Backend.traits`);
+a user's kernel, whose reading nobody knows, counts as reading every switch.
 
 Not listed, on purpose (:data:`IRRELEVANT`): ``PYTHONHASHSEED`` (the kernels hash no
 strings in the timed region), ``OMPI_MCA_orte_tmpdir_base`` and
@@ -53,21 +58,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-NATIVE = ("seq", "omp", "mpi", "cuda", "openssl")
-PYTHON = ("pycryptodome", "purepy")
+from ciphersweep.backends import BY_NAME
+
 ANY = "*"  # every backend, the user's kernels included
 
 
 @dataclass(frozen=True)
 class Switch:
     """Environment variables (``name``; a prefix when it ends in ``*``) that choose a
-    code path of the kernels of ``backends`` (:data:`ANY`: all; a user's kernel, whose
-    reading nobody knows, counts as reading every switch), only for ``impls`` when
-    given."""
+    code path of the kernels with one of the ``traits`` (:data:`ANY`: all; a user's
+    kernel, whose reading nobody knows, counts as reading every switch)."""
 
     name: str
-    backends: tuple[str, ...]
-    impls: tuple[str, ...] = ()
+    traits: tuple[str, ...] | str
     # the value lists impls: a point of one named impl reads only whether it is listed
     lists_impls: bool = False
 
@@ -82,23 +85,28 @@ class Switch:
         return not self.lists_impls or impl == "auto" or impl in _words(value)
 
     def applies(self, backend: str, impl: str) -> bool:
-        known = backend in NATIVE or backend in PYTHON or backend == "command"
-        if known and ANY not in self.backends and backend not in self.backends:
-            return False
-        return not self.impls or impl in self.impls or not known
+        traits = traits_of(backend, impl)
+        return traits is None or self.traits == ANY or bool(set(self.traits) & traits)
+
+
+def traits_of(backend: str, impl: str) -> set[str] | None:
+    """The code-path traits of a backend's impl (None: unknown, every switch)."""
+    b = BY_NAME.get(backend)
+    found = b.traits_of(impl) if b is not None else None
+    return None if found is None else set(found)
 
 
 SWITCHES: tuple[Switch, ...] = (
-    Switch("CIPHERSWEEP_DISABLE_IMPLS", ("seq", "omp", "mpi"), lists_impls=True),
+    Switch("CIPHERSWEEP_DISABLE_IMPLS", ("impl-dispatch",), lists_impls=True),
     *(
-        Switch(f"OPENSSL_{cap}", ("openssl", "command"))
+        Switch(f"OPENSSL_{cap}", ("openssl",))
         for cap in ("ia32cap", "armcap", "ppccap", "s390xcap", "sparcv9cap", "riscvcap")
     ),
-    Switch("OPENSSL_CONF", ("openssl", "command")),
-    Switch("OPENSSL_MODULES", ("openssl", "command")),
-    Switch("OMP_*", ("omp",)),
-    Switch("GOMP_*", ("omp",)),
-    Switch("KMP_*", ("omp",)),
+    Switch("OPENSSL_CONF", ("openssl",)),
+    Switch("OPENSSL_MODULES", ("openssl",)),
+    Switch("OMP_*", ("openmp",)),
+    Switch("GOMP_*", ("openmp",)),
+    Switch("KMP_*", ("openmp",)),
     Switch("OMPI_MCA_*", ("mpi",)),
     Switch("UCX_*", ("mpi",)),
     *(
@@ -111,13 +119,13 @@ SWITCHES: tuple[Switch, ...] = (
             "DISABLE_PTX_JIT",
         )
     ),
-    Switch("NPY_DISABLE_CPU_FEATURES", ("purepy",), ("numpy",)),
-    Switch("NPY_ENABLE_CPU_FEATURES", ("purepy",), ("numpy",)),
-    Switch("PYTHONOPTIMIZE", PYTHON),
-    Switch("PYTHONMALLOC", PYTHON),
-    Switch("PYTHONDEVMODE", PYTHON),
-    Switch("LD_PRELOAD", (*NATIVE, "command")),
-    Switch("LD_LIBRARY_PATH", (*NATIVE, "command")),
+    Switch("NPY_DISABLE_CPU_FEATURES", ("numpy",)),
+    Switch("NPY_ENABLE_CPU_FEATURES", ("numpy",)),
+    Switch("PYTHONOPTIMIZE", ("python",)),
+    Switch("PYTHONMALLOC", ("python",)),
+    Switch("PYTHONDEVMODE", ("python",)),
+    Switch("LD_PRELOAD", ("native",)),
+    Switch("LD_LIBRARY_PATH", ("native",)),
     Switch("GLIBC_TUNABLES", ANY),
 )
 # read by a kernel or a library, but choosing no code path of a timed region
@@ -185,20 +193,15 @@ def texts(fingerprint: Any) -> dict[str, str | None]:
 
 # ------------------------------------------------------------------ libraries
 
-# (backend, impl; "" = every impl) -> the libraries doing its work: (name, module)
-LIBRARIES: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {
-    ("pycryptodome", ""): (("PyCryptodome", "Crypto"),),
-    ("purepy", "numpy"): (("NumPy", "numpy"),),
-}
-
 
 def libraries(backend: str, impl: str) -> tuple[tuple[str, str], ...]:
     """The libraries whose version decides a Python-side point's number: the
-    interpreter (``Python``, module "") and its backend's library; none for others."""
-    if backend not in PYTHON:
+    interpreter (``Python``, module "") and the ones its backend declares
+    (:attr:`ciphersweep.backends.base.Backend.libraries`); none for others."""
+    b = BY_NAME.get(backend)
+    if b is None or b.kind != "python":
         return ()
-    own = LIBRARIES.get((backend, impl)) or LIBRARIES.get((backend, ""), ())
-    return (("Python", ""), *own)
+    return (("Python", ""), *b.libraries_of(impl))
 
 
 def library_versions(backend: str, impl: str) -> dict[str, str]:
@@ -217,7 +220,7 @@ def library_versions(backend: str, impl: str) -> dict[str, str]:
 
 _PROBE = (
     "import json, sys\n"
-    "from ciphersweep.core.codepath import library_versions\n"
+    "from ciphersweep.backends.codepath import library_versions\n"
     "print(json.dumps(library_versions(sys.argv[1], sys.argv[2])))\n"
 )
 
@@ -244,7 +247,9 @@ def _probe(
 # native backends whose work a shared library does, loaded at run time (the binary's
 # digest does not show which): the name their fingerprint gives it; the kernel's
 # --version line ends with its version
-NATIVE_LIBRARIES = {"openssl": "OpenSSL"}
+NATIVE_LIBRARIES = {
+    b.name: b.native_library for b in BY_NAME.values() if b.native_library
+}
 
 
 @lru_cache(maxsize=64)

@@ -1,0 +1,29 @@
+"""aes-command (job/kernel_command.py): any program, given as an argument list,
+timed as a whole process (openssl enc, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ciphersweep.backends.base import Backend
+
+
+def _label(p: Any, multi_gpu: bool) -> str:
+    return f"{p.impl} {p.cipher}"
+
+
+BACKEND = Backend(
+    name="command",
+    kind="command",
+    order=80,
+    kernel_module="kernel_command",
+    named=True,
+    library_mode=True,
+    cipher_flag=True,
+    start_s=0.05,
+    start_per_run=True,
+    impl_kinds={"": "cli"},
+    traits={"": ("native", "openssl")},
+    native_only=True,
+    label=_label,
+)

@@ -1,0 +1,29 @@
+"""aes-cuda: the CUDA kernel (kernels/src/main_cuda.c), GPUs, host-device copies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ciphersweep.backends.base import Backend, count
+
+CUDA_IMPLS = ("auto", "gpu-lanes", "gpu-ttable", "gpu-ref")  # what aes-cuda accepts
+
+
+def _label(p: Any, multi_gpu: bool) -> str:
+    return (
+        f"cuda ({p.block_threads} threads/block"
+        + (f", {p.gpus} GPUs" if multi_gpu else "")
+        + (f", {count(p.streams, 'stream')})" if p.streams > 1 else ")")
+    )
+
+
+BACKEND = Backend(
+    name="cuda",
+    kind="native",
+    order=50,
+    impls=CUDA_IMPLS,
+    start_s=4.0,  # NVML update-period detection and two energy windows (gpu-energy.md)
+    impl_kinds={"": "gpu"},
+    traits={"": ("native", "cuda")},
+    label=_label,
+)

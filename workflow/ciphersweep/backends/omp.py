@@ -1,0 +1,21 @@
+"""aes-omp: the OpenMP C kernel (kernels/src/main_omp.c), threads on one node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ciphersweep.backends.base import CPU_IMPLS, Backend, count
+
+
+def _label(p: Any, multi_gpu: bool) -> str:
+    return f"omp ({count(p.threads, 'thread')})"
+
+
+BACKEND = Backend(
+    name="omp",
+    kind="native",
+    order=20,
+    impls=CPU_IMPLS,
+    traits={"": ("impl-dispatch", "native", "openmp")},
+    label=_label,
+)

@@ -1,0 +1,20 @@
+"""aes-openssl: OpenSSL's EVP interface (kernels/src/main_openssl.c), any EVP
+cipher by name."""
+
+from __future__ import annotations
+
+from ciphersweep.backends.base import Backend
+
+BACKEND = Backend(
+    name="openssl",
+    kind="native",
+    order=40,
+    named=True,
+    cipher_list=True,
+    library_mode=True,
+    cipher_flag=True,
+    own_impl="evp",
+    impl_kinds={"": "library"},
+    traits={"": ("native", "openssl")},
+    native_library="OpenSSL",
+)

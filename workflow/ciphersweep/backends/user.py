@@ -1,0 +1,30 @@
+"""aes-user (job/kernel_user.py): the user's own kernels (backends.user.kernels,
+docs/kernel-contract.md), built, launched, verified and tabled like the built-ins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ciphersweep.backends.base import Backend, count
+
+
+def _label(p: Any, multi_gpu: bool) -> str:
+    """The kernel's name, cipher and shape: ``mykernel aes-128-ctr (2 ranks)``."""
+    shape = [count(p.ranks, "rank")] + [count(p.threads, "thread")] * (p.threads > 1)
+    shape += [count(p.gpus, "GPU")] * (p.gpus > 0)
+    return f"{p.impl} {p.cipher} ({', '.join(shape)})"
+
+
+BACKEND = Backend(
+    name="user",
+    kind="user",
+    order=90,
+    kernel_module="kernel_user",
+    named=True,
+    cipher_flag=True,
+    mpi="ranks",
+    impl_kinds={"": "user"},
+    traits=None,  # what a user's kernel reads nobody knows: every switch
+    native_only=True,
+    label=_label,
+)
