@@ -214,3 +214,19 @@ def test_the_example_builds_and_is_chosen(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="name the one to run with target"):
         user_build.choose(b, ["a", "b"])
     assert user_build.choose(b, ["tool", "sub/mykernel"]) == "sub/mykernel"
+    other = user_kernels.Build("k", b.source, b.sources, b.cmake_args, None, b.key)
+    assert user_build.choose(other, ["bin/aes", "test_aes", "aes_tests"]) == "bin/aes"
+
+
+def test_its_own_timing_parts_are_kept_where_they_are_seconds(tmp_path: Path) -> None:
+    rc, recs = _run(tmp_path, kernel(tmp_path, t_io=0.5, t_unit="s"))
+    assert rc == 0 and recs[0]["t_io"] == 0.5 and "t_unit" not in recs[0]
+
+
+def test_a_program_on_path_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel(tmp_path)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    cfg = cs_config.validate(_cfg(tmp_path, program="kernel"), root=ROOT, workdir=ROOT)
+    assert cfg["backends"]["user"]["kernels"][0]["program"] == str(tmp_path / "kernel")

@@ -53,15 +53,24 @@ def executables(tree: str) -> list[str]:
     return sorted(found)
 
 
+def _a_test(name: str) -> bool:
+    """Whether an executable's name says it is a test (``test_x``, ``x_test``...)."""
+    low = name.lower()
+    return low.startswith("test") or low.endswith(("test", "tests"))
+
+
 def choose(build: Build, found: list[str]) -> str:
     """The program of a build among the executables it made: its ``target``, else one
-    named as the kernel, else the only one; else why none can be chosen."""
+    named as the kernel, else the only one (test programs left aside); else why none
+    can be chosen."""
     want = build.target or build.name
     named = [f for f in found if os.path.basename(f) == want]
     if named:
         return named[0]
-    if build.target is None and len(found) == 1:
-        return found[0]
+    if build.target is None:  # the only one that is not a test program
+        programs = [f for f in found if not _a_test(os.path.basename(f))]
+        if len(programs) == 1:
+            return programs[0]
     shown = ", ".join(found) or "none"
     if build.target is not None:
         raise RuntimeError(

@@ -11,6 +11,7 @@ project the ``build_user_kernel`` rule builds with :mod:`ciphersweep.job.user_bu
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -169,6 +170,9 @@ def _check_where(k: dict[str, Any], at: list[Any], workdir: Any) -> None:
         )
     if prog is not None:
         path = Path(workdir, prog)
+        found = shutil.which(prog) if "/" not in prog else None
+        if not path.exists() and found:  # a bare name found on PATH
+            path = Path(found)
         if not path.exists():
             raise _fail(at + ["program"], f"kernel {name!r}: {prog} does not exist")
         if not path.is_file() or not os.access(path, os.X_OK):
