@@ -9,8 +9,6 @@ import re
 from typing import Any
 
 from ciphersweep import backends as registry
-from ciphersweep.backends.base import CPU_IMPLS
-from ciphersweep.backends.cuda import CUDA_IMPLS
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.plan import config_checks, launch_checks
 from ciphersweep.plan.schema import fail as _fail
@@ -21,6 +19,8 @@ BACKENDS = registry.NAMES
 KERNEL_BINARIES = registry.names("native")
 # the kernels that are modules of this package (the user's kernels: their own checks)
 PY_BACKENDS = registry.names("python", "command")
+CPU_IMPLS = registry.get("seq").impls  # the C kernels' AES dispatch
+CUDA_IMPLS = registry.get("cuda").impls  # what aes-cuda accepts
 # The AEADs aes-seq runs (backends.seq.aead): cipher -> its impls (docs/kernels.md).
 AEAD_IMPLS = {
     "ascon-aead128": ("auto", "ascon-ref", "ascon-opt64", "ascon-lowsize"),
@@ -32,15 +32,15 @@ _CIPHER_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{1,40}$")
 def check_native(cfg: dict[str, Any]) -> None:
     """The native kernels: impls, threads and ranks within the cluster, EVP names."""
     backends, cluster = cfg["backends"], cfg["cluster"]
-    for name in ("seq", "omp", "mpi"):
-        b = backends.get(name)
-        if b is None:
+    for b in registry.ALL:  # the impls each C kernel's dispatch has (its `impls`)
+        own = backends.get(b.name)
+        if b.kind != "native" or not b.impls or own is None:
             continue
-        for i, impl in enumerate(b["impls"]):
-            if impl not in CPU_IMPLS:
+        for i, impl in enumerate(own["impls"]):
+            if impl not in b.impls:
                 raise _fail(
-                    ["backends", name, "impls", i],
-                    f"{impl!r} is not allowed (allowed: {', '.join(CPU_IMPLS)})",
+                    ["backends", b.name, "impls", i],
+                    f"{impl!r} is not allowed (allowed: {', '.join(b.impls)})",
                 )
     if backends.get("omp") is not None:
         for i, t in enumerate(backends["omp"]["threads"]):
@@ -68,13 +68,7 @@ def check_native(cfg: dict[str, Any]) -> None:
 
 
 def _check_cuda(cu: dict[str, Any], cluster: dict[str, Any]) -> None:
-    """backends.cuda: impls, block sizes, streams and GPUs the node has."""
-    for i, impl in enumerate(cu["impls"]):
-        if impl not in CUDA_IMPLS:
-            raise _fail(
-                ["backends", "cuda", "impls", i],
-                f"{impl!r} is not allowed (allowed: {', '.join(CUDA_IMPLS)})",
-            )
+    """backends.cuda: block sizes, streams and GPUs the node has."""
     for i, bt in enumerate(cu["block_threads"]):
         if bt < 32 or bt > 1024 or bt % 32:
             raise _fail(

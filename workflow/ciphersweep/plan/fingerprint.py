@@ -141,7 +141,7 @@ class Expected:
         want: dict[str, Any] = {
             "ranks": p.ranks,
             "threads": p.threads,
-            "gpus": p.gpus if p.backend == "cuda" else 0,
+            "gpus": p.gpus,  # 0 but for the GPU backends (cuda, a user kernel's gpus)
             "cipher": p.cipher.lower(),
             "op": p.op,
         }

@@ -49,7 +49,7 @@ def campaign_needs(cfg: dict[str, Any], points: Sequence[Any]) -> Needs:
     return Needs(
         campaign=str(cfg["campaign"]),
         points=len(points),
-        gpu=any(p.backend == "cuda" for p in points),
+        gpu=any(p.gpus > 0 for p in points),
         max_ranks=max((p.ranks for p in points), default=0),
         max_threads=max((p.threads for p in points), default=0),
         max_mem_mb=max((r["mem_mb"] for r in res), default=0),

@@ -65,7 +65,7 @@ def resources(
         "nodes": nodes,
         "tasks": point.ranks,
         "cpus_per_task": point.threads,
-        "gpu": point.gpus if point.backend == "cuda" else 0,
+        "gpu": point.gpus,  # 0 but for cuda and a user kernel with gpus
         "runtime": runtime,
         "mem_mb": mem_mb,
         "bench": 1,
