@@ -172,6 +172,7 @@ def test_a_kernel_speaking_the_contract_gets_records(tmp_path: Path, op: str) ->
         ({"more": 1}, "aes-user: mine: printed 4 JSON records, 3 expected (--reps)"),
         ({"t_total": None}, "aes-user: mine: record 0 has no t_total"),
         ({"t_total": "fast"}, "record 0 has t_total 'fast', not a number of seconds"),
+        ({"t_total": 60}, "reports 180 s of timed repetitions, more than the"),
     ],
 )
 def test_a_kernel_misspeaking_is_refused_with_its_reason(

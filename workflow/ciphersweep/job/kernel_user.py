@@ -240,6 +240,13 @@ def _measure(
     sizes = (len(job.plaintext), len(job.data))  # a decryption reads the ciphertext
     want = {"bytes": sizes, "ranks": ns.ranks, "threads": ns.threads}
     parts = timings(ns, reports(ns, stdout), want)
+    timed = sum(p["t_total"] for p in parts)
+    if timed > wall:  # its repetitions cannot have taken longer than its whole run
+        raise Failed(
+            ns,
+            f"reports {timed:.3g} s of timed repetitions, more than the {wall:.3g} s "
+            "its whole run took",
+        )
     try:
         with open(out, "rb") as fh:
             data = fh.read()
