@@ -1,8 +1,8 @@
 """What decides a number besides the binary, the input and the shape: THE list of the
 environment variables a kernel, or a library doing its work, reads to choose its code
 path, and the libraries whose version decides it: the Python-side kernels' (the
-interpreter, PyCryptodome, NumPy) and aes-openssl's libcrypto, which the binary loads
-at run time.
+interpreter and the library doing the work) and aes-openssl's libcrypto, which the
+binary loads at run time.
 
 Each point's fingerprint holds the values of the variables its backend reads
 (:func:`select`, taken by the plan and by the bench job from the environment the
@@ -175,7 +175,7 @@ def shown(env: Mapping[str, str] | None) -> str:
 def texts(fingerprint: Any) -> dict[str, str | None]:
     """A record fingerprint's code-path variables and library versions as one line
     each (``code_path_env``: "" when none is set, None for a record without them;
-    ``libraries``: ``PyCryptodome 3.20.0, Python 3.11.2``), the columns of the tidy
+    ``libraries``: ``NumPy 1.26.4, Python 3.11.2``), the columns of the tidy
     tables, the provenance section and the tables' notes read."""
     fp = fingerprint if isinstance(fingerprint, dict) else {}
     env, libs = fp.get("code_path_env"), fp.get("libraries")

@@ -1,6 +1,6 @@
 """Cipher facts the Python-side runners need, and OpenSSL's answer as the reference.
 
-The command backend and the PyCryptodome runner check every output against OpenSSL's
+The command backend and the Python runners check every output against OpenSSL's
 (``libcrypto``'s EVP interface, loaded with ctypes; single DES and Blowfish through the
 legacy provider) for the same key, IV and input, outside the timed region. The key is
 00 01 02 ... and the IV f0 f1 f2 ..., as the C kernels use without ``--key``/``--iv``

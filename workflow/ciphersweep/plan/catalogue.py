@@ -26,7 +26,7 @@ LAYOUT_UNITS: dict[str, tuple[str, ...]] = {
     "joules": ("J",),
     "verified": ("",),
     "security_bits": ("bits",),
-    "aes_path": ("",),  # the AES code PyCryptodome ran (its records' aes_path)
+    "aes_path": ("",),  # the AES code a Python library ran (its records' aes_path)
 }
 # ------------------------------------------------------------------ published studies
 

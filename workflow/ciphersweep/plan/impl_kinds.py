@@ -24,7 +24,7 @@ KINDS: dict[str, str] = {
     "ascon-compact": "Ascon in few instructions: one round function in a loop (the "
     "Ascon team's opt64_lowsize)",
     "gpu": "a CUDA kernel on a GPU",
-    "library": "a cryptographic library called in-process (OpenSSL EVP, PyCryptodome)",
+    "library": "a cryptographic library called in-process (OpenSSL EVP, a Python library)",
     "cli": "a command-line program run as a process per message (openssl enc, ...)",
     "pure-python": "Python code on lists and integers",
     "numpy": "Python code on NumPy arrays",

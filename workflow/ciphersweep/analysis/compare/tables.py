@@ -17,7 +17,7 @@ _PUBLISHED_CAPTION = (
     "Measured values are in the study's unit; ratio = measured / paper; "
     "difference = measured - paper for speedups. Where a printed number could "
     "be more than one quantity (total or compute-only time) or implementation "
-    "(PyCryptodome's AES-NI or portable AES code), each is shown and the closest "
+    "(a library's AES-NI or portable AES code), each is shown and the closest "
     "one is marked where the measured intervals tell it."
 )
 
