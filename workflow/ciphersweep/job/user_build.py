@@ -1,6 +1,6 @@
 """The ``build_user_kernel`` rule: a user's CMake project (``backends.user.kernels[]``
 with ``source``) configured and built into its build directory
-(:class:`ciphersweep.plan.user_kernels.Build`), its program copied to
+(:class:`ciphersweep.plan.user_kernels.Build`), its program linked as
 ``<dir>/<name>`` and the build recorded in ``<dir>/build.json``: its key, compiler
 and flags (the records' provenance), or why it failed and where the log is.
 
@@ -26,6 +26,8 @@ from ciphersweep.plan.user_kernels import BUILD_FILE, Build
 # CMakeCache.txt entries kept as the build's provenance
 _CACHE_KEYS = ("CMAKE_C_COMPILER", "CMAKE_CXX_COMPILER", "CMAKE_BUILD_TYPE")
 _FLAG_KEYS = ("CMAKE_C_FLAGS", "CMAKE_CXX_FLAGS")
+# executable files of a build tree that are no program: shared libraries, scripts
+_NOT_PROGRAMS = re.compile(r"(\.so(\.\d+)*|\.dylib|\.sh|\.py|\.cmake)$")
 
 
 def _cache(tree: str) -> dict[str, str]:
@@ -48,7 +50,7 @@ def executables(tree: str) -> list[str]:
         dirs[:] = [d for d in dirs if d != "CMakeFiles"]
         for f in files:
             path = os.path.join(here, f)
-            if os.access(path, os.X_OK) and not f.endswith((".so", ".sh")):
+            if os.access(path, os.X_OK) and not _NOT_PROGRAMS.search(f):
                 found.append(os.path.relpath(path, tree))
     return sorted(found)
 
@@ -108,7 +110,10 @@ def build(b: Build, info: str, log: str) -> dict[str, Any]:
         run_logged(["cmake", "--build", tree, "--parallel", jobs], log)
         chosen = choose(b, executables(tree))
         program = os.path.join(os.path.dirname(info), b.name)  # b.program, in the rule
-        shutil.copy2(os.path.join(tree, chosen), program)
+        if os.path.lexists(program):
+            os.remove(program)
+        # a link into its build tree: libraries it finds beside itself ($ORIGIN) stay
+        os.symlink(os.path.join("cmake", chosen), program)
         out.update(ok=True, program=program, target=chosen, **_provenance(tree))
     except (RuntimeError, OSError) as exc:
         where = "" if log in str(exc) else f" (its log: {log})"
