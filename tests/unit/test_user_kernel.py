@@ -4,6 +4,7 @@ that speak the contract, or misspeak it, through its real command line."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -231,3 +232,43 @@ def test_a_program_on_path_is_found(
     monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
     cfg = cs_config.validate(_cfg(tmp_path, program="kernel"), root=ROOT, workdir=ROOT)
     assert cfg["backends"]["user"]["kernels"][0]["program"] == str(tmp_path / "kernel")
+
+
+def test_the_shipped_example_campaign_plans_beside_openssl() -> None:
+    cfg = cs_config.validate(
+        cs_config.load_file(ROOT / "examples" / "mykernel.yaml"),
+        root=ROOT,
+        workdir=ROOT,
+    )
+    points = sweep.expand(cfg)
+    mine = [p for p in points if p.backend == "user"]
+    assert {p.backend for p in points} == {"openssl", "user"}
+    assert sorted({p.ranks for p in mine}) == [1, 2] and len(mine) == 8
+    assert all(p.build_key and p.program.endswith("/mykernel") for p in mine)
+
+
+class _Meter:
+    """A package energy counter that read ``joules`` over the whole run."""
+
+    def __init__(self, joules: float | None) -> None:
+        self.joules = joules
+
+    def fields(self, before: Any, after: Any) -> dict[str, Any]:
+        if self.joules is None:
+            return {"joules": None, "energy_source": None, "energy_note": "rapl: none"}
+        return {
+            "joules": self.joules,
+            "joules_pkg": self.joules,
+            "energy_source": "rapl",
+        }
+
+
+def test_energy_of_a_repetition_is_the_runs_mean_power_over_its_time() -> None:
+    parts = [{"t_total": 0.1}, {"t_total": 0.3}]
+    ns = argparse.Namespace(name="mine")
+    got = kernel_user._energy(ns, parts, (_Meter(8.0), [], [], 2.0))
+    assert [e["joules"] for e in got] == pytest.approx([0.4, 1.2])
+    assert all("mean package power" in e["energy_note"] for e in got)
+    none = kernel_user._energy(ns, parts, (_Meter(None), [], [], 2.0))
+    assert [e["joules"] for e in none] == [None, None]
+    assert none[0]["energy_note"] == "rapl: none"
