@@ -63,7 +63,10 @@ class Backend:
     # the impls its points are made of for one cipher (None: the config's impls)
     impls_for: Callable[[str, Mapping[str, Any]], list[str]] | None = None
     # the row label of a point before the distinguishing extras (None: the default)
-    label: Callable[[Any], str] | None = None
+    label: Callable[[Any, bool], str] | None = None
+    # its kernel's own flags for a point: of its shape (before --energy), and last
+    shape_args: Callable[[Any], list[str]] | None = None
+    tail_args: Callable[[Any], list[str]] | None = None
 
     def traits_of(self, impl: str) -> tuple[str, ...] | None:
         """The code-path traits of its ``impl`` (None: every switch)."""

@@ -26,4 +26,6 @@ BACKEND = Backend(
     traits={"": ("native", "openssl")},
     native_only=True,
     label=_label,
+    # the program's name, then its argument list (placeholders filled in per run)
+    tail_args=lambda p: ["--program", p.impl, "--", *p.command],
 )

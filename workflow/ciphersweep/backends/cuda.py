@@ -9,6 +9,12 @@ from ciphersweep.backends.base import Backend, count
 CUDA_IMPLS = ("auto", "gpu-lanes", "gpu-ttable", "gpu-ref")  # what aes-cuda accepts
 
 
+def _args(p: Any) -> list[str]:
+    """Threads per block, and the streams the copies overlap on (more than one)."""
+    args = ["--block-threads", str(p.block_threads or 256)]
+    return args + (["--streams", str(p.streams)] if p.streams > 1 else [])
+
+
 def _label(p: Any, multi_gpu: bool) -> str:
     return (
         f"cuda ({p.block_threads} threads/block"
@@ -26,4 +32,5 @@ BACKEND = Backend(
     impl_kinds={"": "gpu"},
     traits={"": ("native", "cuda")},
     label=_label,
+    shape_args=_args,
 )

@@ -18,4 +18,5 @@ BACKEND = Backend(
     impls=CPU_IMPLS,
     traits={"": ("impl-dispatch", "native", "openmp")},
     label=_label,
+    shape_args=lambda p: ["--threads", str(p.threads)],
 )

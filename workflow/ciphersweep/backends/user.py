@@ -8,6 +8,15 @@ from typing import Any
 from ciphersweep.backends.base import Backend, count
 
 
+def _args(p: Any) -> list[str]:
+    """aes-user's: the kernel, its program and shape, its own arguments (its MPI
+    launcher follows them: ciphersweep.job.launch.build)."""
+    args = ["--name", p.impl, "--program", p.program]
+    args += ["--ranks", str(p.ranks), "--threads", str(p.threads)]
+    args += ["--gpus", str(p.gpus)]
+    return args + [f"--kernel-arg={a}" for a in p.command]
+
+
 def _label(p: Any, multi_gpu: bool) -> str:
     """The kernel's name, cipher and shape: ``mykernel aes-128-ctr (2 ranks)``."""
     shape = [count(p.ranks, "rank")] + [count(p.threads, "thread")] * (p.threads > 1)
@@ -27,4 +36,5 @@ BACKEND = Backend(
     traits=None,  # what a user's kernel reads nobody knows: every switch
     native_only=True,
     label=_label,
+    tail_args=_args,
 )

@@ -119,22 +119,13 @@ def kernel_args(
             "--max-seconds",
             f"{point.max_seconds:g}",
         ]
-    if point.backend == "omp":
-        args += ["--threads", str(point.threads)]
-    if point.backend == "cuda":
-        args += ["--block-threads", str(point.block_threads or 256)]
-        if point.streams > 1:
-            args += ["--streams", str(point.streams)]
+    if b.shape_args is not None:  # its own flags (threads, block size...)
+        args += b.shape_args(point)
     args += ["--energy", energy, "--json", json_path]
     if point.inject_fault:
         args += ["--inject-fault", "corrupt"]
-    if point.backend == "command":
-        args += ["--program", point.impl, "--"] + list(point.command)
-    if point.backend == "user":  # its MPI launcher follows (build)
-        args += ["--name", point.impl, "--program", point.program]
-        args += ["--ranks", str(point.ranks), "--threads", str(point.threads)]
-        args += ["--gpus", str(point.gpus)]
-        args += [f"--kernel-arg={a}" for a in point.command]
+    if b.tail_args is not None:  # a program and its arguments
+        args += b.tail_args(point)
     return args
 
 
@@ -203,7 +194,7 @@ def container_prefix(point: Point, plat: Platform) -> tuple[list[str], dict[str,
             "--",
         ]
         env = {} if os.environ.get("USER") else {"USER": user_name()}
-        if point.backend == "mpi":
+        if point.mpi_launched:
             # every rank runs in its own user namespace, where Open MPI's CMA single-copy
             # transport cannot work; it would warn (and garble mpirun's log) otherwise
             env["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
@@ -256,8 +247,8 @@ def build(
     """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
     host, oversub = host_launcher(point, plat)
     cont, env = container_prefix(point, plat)
-    if point.backend == "omp":
-        env = {**omp_binding_env(), **env}
+    if "openmp" in (registry.get(point.backend).traits_of(point.impl) or ()):
+        env = {**omp_binding_env(), **env}  # an OpenMP kernel's threads pinned
     if point.backend in PY_KERNELS:
         env = {**env, **python_env()}
     if host and host[0] == "mpirun" and plat.where == "slurm":
@@ -267,7 +258,9 @@ def build(
     if host and host[0] == "mpirun":
         env = {**mpi_session_env(plat.mpi_session_base, plat.mpirun_args), **env}
     kernel = list(energy_prefix or []) + kernel_prefix(point, plat) + list(args)
-    if point.backend == "user":  # aes-user starts the user's kernel under the launcher
+    if (
+        registry.get(point.backend).kind == "user"
+    ):  # aes-user starts it under the launcher
         argv = cont + kernel + ["--", *host]
     else:
         argv = host + cont + kernel
