@@ -81,10 +81,19 @@ def test_a_bad_kernel_is_one_line_before_any_job(
     assert "\n" not in msg
 
 
-def test_a_user_kernel_runs_fixed_repetitions_only(tmp_path: Path) -> None:
+def test_a_user_kernel_runs_fixed_repetitions(tmp_path: Path) -> None:
+    """With a precision target, the built-ins repeat until it is met; a user kernel,
+    whose contract has no stop rule, runs its min_reps; a batch is refused."""
     cfg = _cfg(tmp_path, source="examples/mykernel")
-    cfg["precision"] = {"target": 0.05}
-    with pytest.raises(cs_config.ConfigError, match="^invalid config: precision: not"):
+    cfg["backends"]["openssl"] = {"ciphers": ["aes-128-ctr"]}
+    cfg["precision"] = {"target": 0.05, "min_reps": 4, "max_reps": 50}
+    points = sweep.expand(cs_config.validate(cfg, root=ROOT, workdir=ROOT))
+    user = [p for p in points if p.backend == "user"]
+    assert user and all(p.rep_range == (4, 4) and p.target is None for p in user)
+    assert all(p.rep_range == (4, 50) for p in points if p.backend == "openssl")
+    cfg.pop("precision")
+    cfg["batch"] = 3
+    with pytest.raises(cs_config.ConfigError, match="^invalid config: batch: not with"):
         cs_config.validate(cfg, root=ROOT, workdir=ROOT)
 
 

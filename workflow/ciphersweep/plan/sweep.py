@@ -254,6 +254,7 @@ def _point(common: dict[str, Any], faults: list[str], **kw: Any) -> Point:
     fault = any(fnmatch.fnmatchcase(pid, g) for g in faults)
     seed = kw.pop("seed", None)
     extra = {**common, "seed": seed} if seed is not None else common
+    extra = {k: v for k, v in extra.items() if k not in kw}  # a point's own wins
     return Point(**kw, **extra, inject_fault=fault, id=pid)
 
 
@@ -347,7 +348,8 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
 
 def _user_points(kernel: dict[str, Any], d: dict[str, Any], add: Any) -> None:
     """A user kernel's points for one op/input: each cipher at each of its ranks,
-    threads and GPU counts (docs/kernel-contract.md)."""
+    threads and GPU counts (docs/kernel-contract.md), with the campaign's fixed
+    repetitions (with ``precision``: its ``min_reps``; the contract has no stop rule)."""
     build = user_kernels.build_of(kernel) if kernel.get("source") else None
     program = build.program if build else user_kernels.program_of(kernel)
     for c in kernel["ciphers"]:
@@ -365,5 +367,9 @@ def _user_points(kernel: dict[str, Any], d: dict[str, Any], add: Any) -> None:
                         command=tuple(kernel.get("args") or ()),
                         program=program,
                         build_key=build.key if build else None,
+                        # the contract has no stop rule: its repetitions are fixed
+                        target=None,
+                        max_reps=None,
+                        max_seconds=None,
                         **d,
                     )

@@ -126,7 +126,7 @@ def check(cfg: dict[str, Any], workdir: str | os.PathLike[str]) -> None:
     """``backends.user.kernels``: unique names, exactly one of source and program, a
     program that is an executable file, a source that is a CMake project (both made
     absolute here), ciphers OpenSSL can check, ranks, threads and GPUs the cluster
-    has; native runs only, fixed repetitions."""
+    has; native runs only, one record per repetition, OpenSSL's padding."""
     user = cfg["backends"].get("user")
     if user is None:
         return
@@ -147,7 +147,6 @@ def check(cfg: dict[str, Any], workdir: str | os.PathLike[str]) -> None:
             f"runs natively only (allowed with platform.container.runtime: none, not {runtime})",
         )
     why = {
-        "precision": ("a user kernel runs exactly reps timed repetitions", None),
         "batch": ("a user kernel prints one record per repetition", 1),
         "nopad": ("a user kernel's output is checked as OpenSSL pads it", False),
     }
