@@ -26,8 +26,10 @@ BUILD_ROOT = "build/user"
 BUILD_FILE = "build.json"
 # the cmake arguments every build gets before the kernel's own
 CMAKE_DEFAULTS = ("-DCMAKE_BUILD_TYPE=Release",)
-# directories of a source tree that are not its sources (build trees, VCS, caches)
+# directories of a source tree that are not its sources (build trees, VCS, caches, a
+# campaign run inside it: its results and Snakemake's records)
 _SKIPPED = {".git", ".hg", ".svn", "__pycache__", "build", ".cache", "CMakeFiles"}
+_SKIPPED |= {".snakemake", "results"}
 
 
 @dataclass(frozen=True)
