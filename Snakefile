@@ -9,7 +9,6 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/build.smk"
-include: "workflow/rules/inputs.smk"
 include: "workflow/rules/bench.smk"
 include: "workflow/rules/history.smk"
 include: "workflow/rules/analyse.smk"

@@ -8,8 +8,7 @@ with nothing pending and the pack's list unchanged, it was asked to (``--forceru
 ``-R``, ``-F``): every point of the pack is measured again.
 
 The pack's list (one point per line) is the job's output, written when every point is
-done; the generated inputs have one too (rule ``inputs_made``). The analysis does not
-read them.
+done. The analysis does not read it.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """The bodies of the job rules: running one benchmark point (``bench``), generating an
-input (``gen_input``) and building a container image (``build_image``).
+input (``gen_input``, by the bench job that first needs it) and building a container
+image (``build_image``).
 
 A kernel failure (non-zero exit, timeout, verification failure, invalid records) never
 fails the job: the raw file then holds ONE record with ``status: failed`` and the reason,
@@ -165,6 +166,7 @@ def _run_point(
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
     json_tmp = kernel_json(spec.out_path)
     likwid_csv = f"{spec.out_path}.likwid.csv"
+    ensure_input(point, spec)
     try:
         with open(spec.log_path, "w") as log, _mpi_session(point) as session:
             scratch = (json_tmp, likwid_csv, session)
@@ -217,16 +219,36 @@ def gen_input_argv(gen: list[str], out: str, size_bytes: int, seed: int) -> list
 
 
 def gen_input(gen: list[str], out: str, nbytes: int, seed: int, log: str) -> None:
-    """The ``gen_input`` rule: one deterministic input file of ``nbytes``."""
+    """One deterministic input file of ``nbytes`` (written whole, then put in place)
+    and its digest beside it (``.sha256``)."""
+    Path(log).parent.mkdir(parents=True, exist_ok=True)
     Path(log).write_text("")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
     if gen and gen[0] == "ch-run" and not env.get("USER"):
         env["USER"] = cs_launch.user_name()
-    run_logged(gen_input_argv(gen, out, nbytes, seed), log, env)
-    size = os.path.getsize(out)
-    if size != nbytes:
-        raise RuntimeError(f"{out}: {size} bytes written, {nbytes} expected")
+    part = f"{out}.part{os.getpid()}"
+    try:
+        run_logged(gen_input_argv(gen, part, nbytes, seed), log, env)
+        size = os.path.getsize(part)
+        if size != nbytes:
+            raise RuntimeError(f"{out}: {size} bytes written, {nbytes} expected")
+        os.replace(part, out)
+    finally:
+        Path(part).unlink(missing_ok=True)
     cs_fp.write_digest(out)  # what the points' records must show they read
+
+
+def ensure_input(point: Point, spec: RunSpec) -> None:
+    """A generated input the point reads, made when it (or its digest) is missing:
+    by the first bench job that needs it. Bytes other than the generator's in its place
+    are measured as they are (the records say which; ciphersweep.plan.fingerprint)."""
+    data = spec.input_path
+    if not spec.generator or (
+        os.path.exists(data) and os.path.exists(cs_fp.digest_file(data))
+    ):
+        return
+    gen_input(spec.generator, data, point.size_bytes, point.seed, spec.generator_log)
 
 
 def build_image(

@@ -30,3 +30,7 @@ class RunSpec:
     attempt: str = FIRST
     # what the point was planned with (plan.fingerprint.plan_key): kept in its records
     plan_key: str | None = None
+    # a generated input: the generator's launch prefix (aes-seq, native or in the image)
+    # and its log; empty for a user's file
+    generator: list[str] = field(default_factory=list)
+    generator_log: str = ""

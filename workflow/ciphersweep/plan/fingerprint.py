@@ -106,9 +106,10 @@ def digest_file(data_path: str | os.PathLike[str]) -> str:
 
 
 def write_digest(data_path: str | os.PathLike[str]) -> None:
-    """Write ``<input>.sha256`` (the input rule, after generating the input)."""
+    """Write ``<input>.sha256`` (after generating the input; two bench jobs that make
+    the same input at once each write a whole file)."""
     digest = file_sha256(data_path)
-    tmp = f"{digest_file(data_path)}.tmp"
+    tmp = f"{digest_file(data_path)}.tmp{os.getpid()}"
     Path(tmp).write_text(f"{digest}  {os.path.basename(data_path)}\n")
     os.replace(tmp, digest_file(data_path))
 
