@@ -6,12 +6,14 @@ Every timing cell is an estimate with an interval:
   number of repetitions below the true median is Binomial(n, 1/2), so
   ``[x_(k), x_(n-k+1)]`` (1-based order statistics) covers the median with probability
   ``1 - 2 P(B <= k-1)``; ``k`` is the largest rank whose coverage is still >= 95%
-  (SciPy's ``quantile_test(...).confidence_interval()``).
+  (the exact binomial tail, SciPy's ``scipy.special.bdtr``: the interval SciPy's
+  ``quantile_test(...).confidence_interval()`` gives, a test compares the two).
   With fewer than 6 repetitions no such ``k`` exists: the interval is then min..max and
   its actual coverage ``1 - 2^(1-n)`` (93.8% for 5 repetitions, 0 for 1) is reported
   with it, and the cell is flagged.
 * **mean** (``statistic: mean``) with Student's t interval ``mean +- t(0.975, n-1) s/sqrt(n)``
-  (SciPy's ``ttest_1samp(...).confidence_interval()``).
+  (the t quantile is SciPy's ``scipy.special.stdtrit``: the interval of
+  ``ttest_1samp(...).confidence_interval()``, a test compares the two).
 * **spread**: min, max, quartiles, standard deviation.
 * **ratios** (speedup Ts/Tp, efficiency Ts/(P Tp)) get an interval by conservative
   interval division ``[Ts_lo / Tp_hi, Ts_hi / Tp_lo]``: it holds the true ratio whenever
@@ -45,23 +47,32 @@ STATISTICS = ("median", "mean")
 
 
 # ------------------------------------------------------------------ distributions
-# (SciPy's: exact binomial tails, t and normal quantiles)
+# (SciPy's: exact binomial tails and t quantiles, from scipy.special: the gather step
+# needs no more, and scipy.stats costs a second more to import on every run)
 
 
 @functools.cache
 def scipy_stats() -> Any:
-    """scipy.stats, imported the first time a statistic is computed (here or in the
-    rank agreement of compare.published): the import takes about 1.5 s, which every
-    parse of the workflow (dry runs, --list, each Slurm job's own Snakemake process)
-    would otherwise pay without computing one."""
+    """scipy.stats, imported the first time the rank agreement of compare.published
+    needs it: the import takes about 1.5 s, which every parse of the workflow (dry
+    runs, --list, each Slurm job's own Snakemake process) would otherwise pay."""
     from scipy import stats
 
     return stats
 
 
+@functools.cache
+def scipy_special() -> Any:
+    """scipy.special (its distribution functions), imported when a statistic is first
+    computed."""
+    from scipy import special
+
+    return special
+
+
 def binom_half_cdf(k: int, n: int) -> float:
     """P(B <= k) for B ~ Binomial(n, 1/2)."""
-    return float(scipy_stats().binom.cdf(k, n, 0.5))
+    return float(scipy_special().bdtr(k, n, 0.5))
 
 
 @dataclass(frozen=True)
@@ -83,30 +94,27 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
     """Ranks ``(k, n-k+1)`` of the distribution-free interval of the median (kept per
     ``n``: a campaign's points mostly share their repetition count).
 
-    The ranks are SciPy's (``scipy.stats.quantile_test(...).confidence_interval()``,
-    the exact binomial interval of the median, read off the sample 0..n-1 so that its
-    bounds are the ranks themselves). Where SciPy has none (fewer than 6 repetitions at
-    95%) the project's fallback is min..max, and the level it reports is that
+    ``k`` is the largest rank whose coverage, from the exact binomial tail
+    (``scipy.special.bdtr``), reaches the level: the interval SciPy's
+    ``scipy.stats.quantile_test(...).confidence_interval()`` gives (tests/unit/
+    test_judge.py compares them). Where there is none (fewer than 6 repetitions at 95%)
+    the project's fallback is min..max, and the level it reports is that
     interval's real coverage ``1 - 2^(1-n)``, not the level asked for.
     """
     if n < 1:
         raise ValueError("no repetitions")
-    ci = (
-        scipy_stats()
-        .quantile_test(np.arange(n), q=0, p=0.5)
-        .confidence_interval(confidence)
-    )
-    if math.isnan(ci.low) or math.isnan(ci.high):
-        k = 1
-    else:
-        k = int(ci.low) + 1
-    return Ranks(k, n - k + 1, 1.0 - 2 * binom_half_cdf(k - 1, n))
+    # coverage of [x_(k), x_(n-k+1)] for k = 1 .. n/2: 1 - 2 P(B <= k-1), falling in k
+    k = np.arange(1, n // 2 + 1)
+    cover = 1.0 - 2.0 * scipy_special().bdtr(k - 1, n, 0.5)
+    ok = np.nonzero(cover >= confidence - 1e-12)[0]
+    best = int(k[ok[-1]]) if len(ok) else 1
+    return Ranks(best, n - best + 1, 1.0 - 2 * binom_half_cdf(best - 1, n))
 
 
 @functools.lru_cache(maxsize=1024)
 def t_quantile(p: float, df: int) -> float:
     """Quantile of Student's t distribution with ``df`` degrees of freedom."""
-    return float(scipy_stats().t.ppf(p, df))
+    return float(scipy_special().stdtrit(df, p))
 
 
 # ------------------------------------------------------------------ one sample
@@ -156,11 +164,12 @@ def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate
         return Estimate(m, m, m, 0.0, 1)
     if max(xs) == min(xs):  # no spread: SciPy's interval is NaN, the value is exact
         return Estimate(m, m, m, confidence, n)
-    ci = scipy_stats().ttest_1samp(xs, 0.0).confidence_interval(confidence)
+    half = t_quantile(0.5 + confidence / 2, n - 1) * float(np.std(xs, ddof=1))
+    half /= math.sqrt(n)
     # a mean of non-negative values (times, bytes, joules) is never below 0: the bound
     # is cut there, which keeps the coverage and never shows a negative time
-    low = max(float(ci.low), 0.0) if min(xs) >= 0 else float(ci.low)
-    return Estimate(m, low, float(ci.high), confidence, n)
+    low = max(m - half, 0.0) if min(xs) >= 0 else m - half
+    return Estimate(m, low, m + half, confidence, n)
 
 
 def _quantile(xs: Sequence[float], q: float) -> float:
