@@ -296,3 +296,18 @@ def test_the_first_files_layout_is_kept_for_the_others(tmp_path: Path) -> None:
     save_figure(fresh, [tmp_path / f"p.{ext}" for ext in plots.FORMATS])
     assert fresh.get_layout_engine() is None
     assert fresh.axes[0].get_position().bounds == pytest.approx(laid_out)
+
+
+def test_drawn_apart_errors_come_back_as_they_were(tmp_path: Path) -> None:
+    """The plots are drawn in a process of their own: a system error there is the
+    same OSError here (the console names the file), any other failure one line."""
+    cfg, pts, summary = _campaign()
+    summary.to_csv(tmp_path / "summary.csv", index=False)
+    blocked = tmp_path / "plots"
+    blocked.write_text("a file where the plots' folder goes")
+    with pytest.raises(OSError) as err:
+        plots.write_plots(cfg, pts, str(tmp_path / "summary.csv"), str(blocked))
+    assert err.value.filename == str(blocked)
+    (tmp_path / "empty.csv").write_text("")
+    with pytest.raises(RuntimeError, match="drawing the plots failed.*EmptyDataError"):
+        plots.write_plots(cfg, pts, str(tmp_path / "empty.csv"), str(tmp_path))

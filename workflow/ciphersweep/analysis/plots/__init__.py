@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ciphersweep.analysis.plots import worker
 from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names, words
 from ciphersweep.plan.sweep import Point
 
@@ -40,10 +41,9 @@ def write_plots(
     log: str | None = None,
 ) -> list[Path]:
     """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG
-    (:func:`ciphersweep.analysis.plots.draw.write_plots`)."""
-    # Imported here on purpose: matplotlib takes about a second to import, and the
-    # workflow imports this package at every parse (to name the plot files); the
-    # drawing modules load only when plots are drawn.
-    from ciphersweep.analysis.plots import draw
-
-    return draw.write_plots(cfg, points, summary_csv, outdir, log)
+    (:func:`ciphersweep.analysis.plots.draw.write_plots`), drawn in a Python process of
+    its own (:mod:`ciphersweep.analysis.plots.worker`). The rules' bodies share one
+    interpreter, and drawing, the costliest of them, would hold it while the tables and
+    the history are written; apart, it uses a core of its own. A system error while it
+    writes is raised here as the same OSError."""
+    return worker.draw_apart(cfg, list(points), summary_csv, outdir, log)
