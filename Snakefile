@@ -17,9 +17,4 @@ include: "workflow/rules/analyse.smk"
 rule all:
     default_target: True
     input:
-        f"{RES}/measurements.csv",
-        table_files(),
-        plot_files(),
-        REPORT,
-        compare_targets(),
-        history_targets(),
+        C.targets(),

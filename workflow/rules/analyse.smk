@@ -6,6 +6,13 @@
 # restores them instead of deleting them).
 
 
+from ciphersweep.analysis import compare as cs_compare
+from ciphersweep.analysis import plots as cs_plots
+from ciphersweep.analysis import report as cs_report
+from ciphersweep.analysis.tables import registry as cs_registry
+from ciphersweep.verdict import records as cs_records
+
+
 localrules:
     gather,
     tables,
@@ -15,7 +22,7 @@ localrules:
 
 rule gather:
     input:
-        packs=PACK_FILES,
+        packs=C.pack_files,
     output:
         csv=report(
             update(f"{RES}/measurements.csv"),
@@ -36,18 +43,18 @@ rule gather:
     log:
         f"{RES}/logs/gather.log",
     params:
-        judged=lambda wildcards: judged(),
-        judge_code=lambda wildcards: judge_code(),
+        judged=lambda wildcards: C.judged(),
+        judge_code=lambda wildcards: C.judge_code(),
         basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
         cs_console.write_step(
             output,
             cs_records.gather_files,
-            RAW_FILES,
-            POINT_LIST,
+            C.raw_files,
+            C.point_list,
             output,
             log[0],
-            expected_all(),
+            C.expected_all(),
         )
 
 
@@ -56,10 +63,10 @@ rule tables:
         summary=f"{RES}/summary.csv",
         measurements=f"{RES}/measurements.parquet",
         failures=f"{RES}/failures.csv",
-        sizes=size_files(),
-        refs=compare_inputs(),  # the published and claims tables come from these
+        sizes=C.size_files(),
+        refs=C.compare_inputs(),  # the published and claims tables come from these
     output:
-        [table_report(f) if f.endswith(".csv") else update(f) for f in table_files()],
+        [table_report(f) if f.endswith(".csv") else update(f) for f in C.table_files()],
     log:
         f"{RES}/logs/tables.log",
     params:
@@ -68,8 +75,8 @@ rule tables:
         cs_console.write_step(
             output,
             cs_registry.write_tables,
-            CFG,
-            POINT_LIST,
+            C.cfg,
+            C.point_list,
             input,
             f"{RES}/tables",
             log[0],
@@ -87,10 +94,10 @@ rule plots:
                 category="Plots",
                 subcategory=os.path.basename(f).removesuffix(".png"),
             )
-            for f in plot_files()
+            for f in C.plot_files()
         ],
-        [update(f) for f in plot_files("pdf")],
-        [update(f) for f in plot_files("svg")],
+        [update(f) for f in C.plot_files("pdf")],
+        [update(f) for f in C.plot_files("svg")],
     log:
         f"{RES}/logs/plots.log",
     params:
@@ -99,8 +106,8 @@ rule plots:
         cs_console.write_step(
             output,
             cs_plots.write_plots,
-            CFG,
-            POINT_LIST,
+            C.cfg,
+            C.point_list,
             input.summary,
             f"{RES}/plots",
             log[0],
@@ -112,12 +119,12 @@ rule report:
         summary=f"{RES}/summary.csv",
         measurements=f"{RES}/measurements.parquet",
         failures=f"{RES}/failures.csv",
-        tables=table_files(),
-        plots=plot_files(),
-        history=HISTORY_REPORT,  # the history section (history.enabled)
+        tables=C.table_files(),
+        plots=C.plot_files(),
+        history=C.history_report(),  # the history section (history.enabled)
     output:
         report(
-            REPORT,
+            C.report_file,
             caption="../report/report.rst",
             category="Report",
         ),
@@ -129,8 +136,8 @@ rule report:
         cs_console.write_step(
             output,
             cs_report.write_report,
-            CFG,
-            POINT_LIST,
+            C.cfg,
+            C.point_list,
             input,
             list(input.plots),
             output[0],
@@ -150,7 +157,7 @@ onerror:
 
 # Measured cells next to the references the campaign names under `compare` (the
 # study's published numbers and claims, another campaign, performance references).
-if COMPARE_FILES:
+if C.compare_files:
 
     localrules:
         compare,
@@ -158,7 +165,7 @@ if COMPARE_FILES:
     rule compare:
         input:
             summary=f"{RES}/summary.csv",
-            refs=compare_inputs(),
+            refs=C.compare_inputs(),
         output:
             [
                 (
@@ -170,7 +177,7 @@ if COMPARE_FILES:
                     if f.endswith(".csv")
                     else f
                 )
-                for f in COMPARE_FILES
+                for f in C.compare_files
             ],
         log:
             f"{RES}/logs/compare.log",
@@ -180,18 +187,18 @@ if COMPARE_FILES:
             cs_console.write_step(
                 output,
                 cs_compare.write,
-                CFG,
-                POINT_LIST,
+                C.cfg,
+                C.point_list,
                 input.summary,
                 f"{RES}/compare",
                 log[0],
             )
-            warn_violations(f"{RES}/compare/references.csv")
+            warn(C.reference_warnings(f"{RES}/compare/references.csv"))
 
 
 # A cell outside its performance reference fails the run here, after every table and
 # comparison is written (a failed job removes only its own marker file).
-if REFERENCE_CHECK:
+if C.reference_check:
 
     localrules:
         reference_check,
@@ -199,9 +206,9 @@ if REFERENCE_CHECK:
     rule reference_check:
         input:
             refs=f"{RES}/compare/references.csv",
-            tables=table_files(),
-            report=REPORT,
+            tables=C.table_files(),
+            report=C.report_file,
         output:
             touch(f"{RES}/compare/references.ok"),
         run:
-            fail_on_violations(input.refs)
+            fail_if(C.reference_failure(input.refs))

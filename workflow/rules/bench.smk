@@ -6,11 +6,16 @@
 # overlapping.
 
 
+from ciphersweep.campaign import hangup as cs_hangup
+from ciphersweep.campaign import lock as cs_lock
+from ciphersweep.job import packs as cs_packs
+
+
 # The busy checks' first window opens as the run starts (ciphersweep.job.busy): the
 # run's first point does not wait for one. The run names itself beside its lock
 # (ciphersweep.campaign.lock) and records SIGTERM (ciphersweep.campaign.hangup).
 onstart:
-    busy_monitor().open()
+    C.busy_monitor().open()
     cs_lock.claim(Path(workflow.persistence.path) / "locks")
     cs_hangup.record_terminate()
 
@@ -30,8 +35,8 @@ rule bench:
     threads:
         lambda wildcards: max(
             1,
-            PACK_RESOURCES[wildcards.pack]["tasks"]
-            * PACK_RESOURCES[wildcards.pack]["cpus_per_task"],
+            C.pack_resources[wildcards.pack]["tasks"]
+            * C.pack_resources[wildcards.pack]["cpus_per_task"],
         )
     resources:
         nodes=pack_res("nodes"),
@@ -41,17 +46,17 @@ rule bench:
         runtime=pack_res("runtime"),
         mem_mb=pack_res("mem_mb"),
         bench=1,
-        slurm_extra="--exclusive" if CFG["cluster"]["exclusive"] else "",
+        slurm_extra="--exclusive" if C.cfg["cluster"]["exclusive"] else "",
         mpi=pack_res("mpi"),
     params:
         # every point's attempt token and plan key: a point whose records no longer
         # hold changes it, and Snakemake runs the pack (which measures that point)
-        state=lambda wildcards: pack_state(wildcards.pack),
+        state=lambda wildcards: C.pack_state(wildcards.pack),
     run:
         cs_packs.run_pack(
-            pack_members(wildcards.pack),
+            C.pack_members(wildcards.pack),
             output[0],
             log[0],
-            point_done,
-            busy_monitor(),
+            C.point_done,
+            C.busy_monitor(),
         )

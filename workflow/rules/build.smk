@@ -1,23 +1,25 @@
 # Native kernels (cmake, via the one build script), the user's own kernels and
 # container images.
-import re
-
+from ciphersweep.campaign.model import wildcard_alternatives
+from ciphersweep.job import build as cs_build
+from ciphersweep.job import runner as cs_runner
 from ciphersweep.job import user_build as cs_user_build
+from ciphersweep.plan import user_kernels as cs_user
 
 
 rule build_kernels:
     input:
         script=str(PROJECT / "scripts" / "build-kernels.sh"),
-        sources=kernel_sources(),
+        sources=C.kernel_sources,
     output:
-        [kernel_binary(b) for b in NATIVE_BACKENDS],
+        [C.kernel_binary(b) for b in C.native_backends],
     log:
         f"{RES}/logs/build_kernels.log",
     params:
         variant="",
         cflags=None,
-        cmake_args=cs_build.cmake_args(CFG["build"]),
-        build_key=lambda wildcards: kernel_digest(""),
+        cmake_args=cs_build.cmake_args(C.cfg["build"]),
+        build_key=lambda wildcards: C.kernel_digest(""),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
     run:
         # the targets are the outputs, not a parameter: campaigns that share a build
@@ -28,18 +30,18 @@ rule build_kernels:
 # One build per build.variants entry (its cflags become CMAKE_C_FLAGS).
 use rule build_kernels as build_variant with:
     output:
-        [kernel_binary(b, "{variant}") for b in NATIVE_BACKENDS],
+        [C.kernel_binary(b, "{variant}") for b in C.native_backends],
     log:
         f"{RES}/logs/build_kernels_{{variant}}.log",
     wildcard_constraints:
-        variant="|".join(map(re.escape, VARIANTS)) if VARIANTS else "NO_VARIANTS",
+        variant=wildcard_alternatives(C.variants, "NO_VARIANTS"),
     params:
         variant=lambda wildcards: wildcards.variant,
-        cflags=lambda wildcards: VARIANTS[wildcards.variant],
+        cflags=lambda wildcards: C.variants[wildcards.variant],
         cmake_args=lambda wildcards: cs_build.cmake_args(
-            CFG["build"], VARIANTS[wildcards.variant]
+            C.cfg["build"], C.variants[wildcards.variant]
         ),
-        build_key=lambda wildcards: kernel_digest(wildcards.variant),
+        build_key=lambda wildcards: C.kernel_digest(wildcards.variant),
         build_dir=lambda wildcards, output: os.path.dirname(output[0]),
 
 
@@ -48,29 +50,29 @@ use rule build_kernels as build_variant with:
 # is recorded in build.json and fails the kernel's points with the reason.
 rule build_user_kernel:
     input:
-        lambda wildcards: USER_BUILDS[wildcards.ubuild].sources,
+        lambda wildcards: C.user_builds[wildcards.ubuild].sources,
     output:
         f"{cs_user.BUILD_ROOT}/{{ubuild}}/{cs_user.BUILD_FILE}",
     log:
         f"{cs_user.BUILD_ROOT}/{{ubuild}}.log",
     wildcard_constraints:
-        ubuild="|".join(map(re.escape, USER_BUILDS)) or "NO_USER_BUILDS",
+        ubuild=wildcard_alternatives(C.user_builds, "NO_USER_BUILDS"),
     run:
-        cs_user_build.build(USER_BUILDS[wildcards.ubuild], output[0], log[0])
+        cs_user_build.build(C.user_builds[wildcards.ubuild], output[0], log[0])
 
 
 # text/data/bss of each build's binaries and algorithm object code (size(1)).
 rule binary_sizes:
     input:
         lambda wildcards: [
-            kernel_binary(b, BUILD_OF[wildcards.build]) for b in NATIVE_BACKENDS
+            C.kernel_binary(b, C.build_of[wildcards.build]) for b in C.native_backends
         ],
     output:
         f"{RES}/build/{{build}}.sizes.json",
     log:
         f"{RES}/logs/binary_sizes_{{build}}.log",
     wildcard_constraints:
-        build="|".join(re.escape(b) for b in BUILD_OF),
+        build=wildcard_alternatives(C.build_of, "NO_BUILDS"),
     params:
         build_dir=lambda wildcards, input: os.path.dirname(input[0]),
     run:
@@ -80,21 +82,21 @@ rule binary_sizes:
 rule build_image:
     input:
         script=str(PROJECT / "containers" / "build-image.sh"),
-        recipe=str(PROJECT / "containers" / f"{RECIPE}.def"),
+        recipe=str(PROJECT / "containers" / f"{C.recipe}.def"),
         containers=[
             str(f)
             for f in sorted((PROJECT / "containers").glob("*"))
             if f.is_file() and f.suffix != ".def" and f.name != "build-image.sh"
         ],
-        kernels=kernel_sources(),
+        kernels=C.kernel_sources,
     output:
-        image=f"{RES}/images/{RECIPE}.{IMAGE_EXT}",
-        digest=f"{RES}/images/{RECIPE}.{IMAGE_EXT}.sha256",
+        image=C.image_file,
+        digest=f"{C.image_file}.sha256",
     log:
-        f"{RES}/logs/build_image_{RECIPE}.log",
+        f"{RES}/logs/build_image_{C.recipe}.log",
     params:
-        runtime=RUNTIME,
-        build_args=" ".join(CFG["platform"]["container"]["apptainer_build_args"]),
+        runtime=C.runtime,
+        build_args=" ".join(C.cfg["platform"]["container"]["apptainer_build_args"]),
     run:
         cs_runner.build_image(
             input.script,

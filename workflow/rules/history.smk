@@ -8,7 +8,7 @@ localrules:
     history_check,
 
 
-if HISTORY["enabled"]:
+if C.history["enabled"]:
 
     localrules:
         history_append,
@@ -18,17 +18,17 @@ if HISTORY["enabled"]:
             summary=f"{RES}/summary.csv",
             measurements=f"{RES}/measurements.parquet",
         output:
-            HISTORY_MARKER,
+            C.history_marker,
         log:
             f"{RES}/logs/history_append.log",
         params:
-            store=HISTORY["path"],
-            kernels=lambda wildcards: kernel_digests(),
+            store=C.history["path"],
+            kernels=lambda wildcards: C.kernel_digests(),
         run:
             history_step(
                 output,
                 cs_history.append_campaign,
-                CFG,
+                C.cfg,
                 RES,
                 output[0],
                 params.kernels,
@@ -39,7 +39,7 @@ if HISTORY["enabled"]:
 
 rule history:
     input:
-        HISTORY_MARKER if HISTORY["enabled"] else f"{RES}/summary.csv",
+        C.history_marker if C.history["enabled"] else f"{RES}/summary.csv",
     output:
         **{
             k: (
@@ -47,7 +47,7 @@ rule history:
                 if k == "regressions_csv"
                 else update(f)
             )
-            for k, f in HISTORY_TABLES.items()
+            for k, f in C.history_tables.items()
         },
         plots=[
             (
@@ -55,17 +55,17 @@ rule history:
                 if f.endswith(".png")
                 else update(f)
             )
-            for f in HISTORY_PLOTS
+            for f in C.history_plots
         ],
     log:
         f"{RES}/logs/history.log",
     params:
-        compare_machines=HISTORY["compare_machines"],
-        min_change=HISTORY["min_change"],
+        compare_machines=C.history["compare_machines"],
+        min_change=C.history["min_change"],
         basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
-        history_step(output, cs_history.write_history, CFG, output, log[0])
-        warn_inconclusive(output.regressions_csv)
+        history_step(output, cs_history.write_history, C.cfg, output, log[0])
+        warn(C.inconclusive_warnings(output.regressions_csv))
 
 
 # A cell slower than before beyond both intervals fails the run here, after every
@@ -73,12 +73,12 @@ rule history:
 # rule named as a target on the command line).
 rule history_check:
     input:
-        regressions=HISTORY_TABLES["regressions_csv"],
-        tables=table_files(),
-        report=REPORT,
+        regressions=C.history_tables["regressions_csv"],
+        tables=C.table_files(),
+        report=C.report_file,
     output:
-        touch(HISTORY_CHECK),
+        touch(C.history_check),
     log:
         f"{RES}/logs/history_check.log",
     run:
-        fail_on_regressions(input.regressions)
+        fail_if(C.regression_failure(input.regressions))
