@@ -4,8 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-#define TIMING_FIELDS(X) X(t_total) X(t_compute) X(t_keyexp) X(t_h2d) X(t_d2h) X(t_bcast) \
-    X(t_scatter) X(t_gather)
 #define ENERGY_FIELDS(X) X(joules) X(joules_pkg) X(joules_core) X(joules_dram) X(joules_gpu) \
     X(joules_h2d) X(joules_kernel) X(joules_d2h)
 
@@ -20,7 +18,7 @@ void cs_batch_add(cs_batch *b, const cs_timings *t, const cs_energy_reading *e, 
 {
 #define ADD_T(f) b->t.f += t->f;
 #define ADD_E(f) b->e.f += e->f;
-    TIMING_FIELDS(ADD_T)
+    CS_TIMINGS(ADD_T)
     ENERGY_FIELDS(ADD_E)
 #undef ADD_T
 #undef ADD_E
@@ -44,7 +42,7 @@ void cs_batch_mean(const cs_batch *b, cs_timings *t, cs_energy_reading *e, doubl
     *e = b->e;
 #define MEAN_T(f) t->f /= n;
 #define MEAN_E(f) e->f /= n;
-    TIMING_FIELDS(MEAN_T)
+    CS_TIMINGS(MEAN_T)
     ENERGY_FIELDS(MEAN_E)
 #undef MEAN_T
 #undef MEAN_E

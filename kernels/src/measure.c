@@ -89,7 +89,8 @@ static int check_rep(cs_run *r, instruments *m, int i, const cs_timings *t,
 /* One repetition (warm-up or timed): run, read the instruments, verify. */
 static int one_rep(cs_run *r, instruments *m, int i)
 {
-    cs_timings t = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    cs_timings t;
+    cs_timings_unset(&t);
     cs_energy_reading e;
     double u0, s0, u1, s1;
     r->out_len = 0;

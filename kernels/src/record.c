@@ -47,14 +47,9 @@ static void record_what(const cs_run *r, cs_buf *b, int rep, int batch)
 /* The timings of the repetition and how its output was verified. */
 static void record_timings(const cs_run *r, cs_buf *b, const cs_timings *t)
 {
-    cs_json_num(b, "t_total", t->t_total);
-    cs_json_num(b, "t_compute", t->t_compute);
-    cs_json_num(b, "t_keyexp", t->t_keyexp);
-    cs_json_num(b, "t_h2d", t->t_h2d);
-    cs_json_num(b, "t_d2h", t->t_d2h);
-    cs_json_num(b, "t_bcast", t->t_bcast);
-    cs_json_num(b, "t_scatter", t->t_scatter);
-    cs_json_num(b, "t_gather", t->t_gather);
+#define TIMING_FIELD(f) cs_json_num(b, #f, t->f);
+    CS_TIMINGS(TIMING_FIELD)
+#undef TIMING_FIELD
     cs_json_str(b, "clock", r->clock);
     cs_json_bool(b, "verified", 1);
     cs_json_str(b, "verified_by", r->verified_by);

@@ -11,6 +11,7 @@ import subprocess
 from typing import Any
 
 import pytest
+from ciphersweep.core import record_fields
 from ciphersweep.job import record_schema
 from support import KERNELS
 
@@ -74,7 +75,7 @@ def _compiled_ok(rec: dict[str, Any]) -> bool:
 
 def _variants(rec: dict[str, Any]) -> list[dict[str, Any]]:
     """The record, and the record with one field changed, dropped or added."""
-    schema = record_schema._schema()
+    schema = record_fields.schema()
     fields = set(schema["properties"]) | set(rec)
     out = [rec]
     for name in sorted(fields):

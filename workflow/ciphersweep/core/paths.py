@@ -28,5 +28,6 @@ def verdict_sources() -> list[Path]:
     file again (Snakemake follows a rule's own code, not the code it calls)."""
     files = sorted((PACKAGE / "verdict").glob("*.py"))
     files += [PACKAGE / "plan" / "fingerprint.py", PACKAGE / "job" / "record_schema.py"]
+    files += [PACKAGE / "core" / "record_fields.py"]  # the schema's field lists
     files += [PACKAGE / "backends" / "codepath.py"]  # the summary's code-path columns
     return [*files, SCHEMAS / "record.schema.yaml"]

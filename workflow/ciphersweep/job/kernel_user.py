@@ -35,13 +35,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ciphersweep.core import stats as cs_stats
+from ciphersweep.core.record_fields import GPU, TIMINGS
 from ciphersweep.job import kernel_command, pykernel
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.job import user_build as cs_user_build
 
 PROG = "aes-user"
 # the timings a record keeps from a kernel's own report besides t_total
-_PARTS = ("t_compute", "t_keyexp", "t_h2d", "t_d2h", "t_bcast", "t_scatter", "t_gather")
+_PARTS = tuple(t for t in TIMINGS if t != "t_total")
 # the shape a kernel may report, and the point's value it must equal
 _SHAPE = ("bytes", "ranks", "threads")
 
@@ -278,7 +279,7 @@ def _records(
     rec0.update(
         ranks=ns.ranks,
         threads=ns.threads,
-        gpu=ns.gpus,
+        **{GPU: ns.gpus},
         cores_used=ns.ranks * ns.threads,
         compiler=info.get("compiler"),
         cflags=info.get("cflags"),

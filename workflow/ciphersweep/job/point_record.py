@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ciphersweep.core import atomic
+from ciphersweep.core.record_fields import GPU
 from ciphersweep.job import build as cs_build
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.job.spec import RunSpec
@@ -45,7 +46,7 @@ def failure_record(
         "bytes": point.size_bytes,
         "ranks": point.ranks,
         "threads": point.threads,
-        "gpu": point.gpus,
+        GPU: point.gpus,
         "block_threads": point.block_threads,
         "rep": None,
         "t_total": None,

@@ -25,6 +25,7 @@ from typing import Any
 from ciphersweep.backends import codepath
 from ciphersweep.core import ciphers as cs_ciphers
 from ciphersweep.core import stats as cs_stats
+from ciphersweep.core.record_fields import GPU, TIMINGS
 from ciphersweep.job import energy as cs_energy
 from ciphersweep.job import hostfacts
 from ciphersweep.job import provenance as cs_prov
@@ -221,16 +222,12 @@ def base_record(
         "bytes": len(job.plaintext),
         "ranks": 1,
         "threads": 1,
-        "gpu": 0,
+        GPU: 0,
         "block_threads": None,
         "warmup": ns.warmup,
         "seed": None,
         "input": job.input_path,
-        "t_h2d": None,
-        "t_d2h": None,
-        "t_bcast": None,
-        "t_scatter": None,
-        "t_gather": None,
+        **dict.fromkeys(TIMINGS),  # null: does not apply (each repetition sets its own)
         "cores_used": 1,
         "host": socket.gethostname(),
         "cpu_model": hostfacts.cpu_model(),

@@ -15,9 +15,7 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
-from ciphersweep.core import paths, yamlfile
-
-RECORD_SCHEMA = paths.SCHEMAS / "record.schema.yaml"
+from ciphersweep.core.record_fields import schema
 
 # The records' ``attempt`` field of a point measured for the first time (a point
 # measured again carries ``rerun <digest>``, :func:`ciphersweep.verdict.admission.replan`).
@@ -25,14 +23,8 @@ FIRST = "first"
 
 
 @lru_cache(maxsize=1)
-def _schema() -> dict[str, Any]:
-    with open(RECORD_SCHEMA) as fh:
-        return yamlfile.safe_load(fh)
-
-
-@lru_cache(maxsize=1)
 def _record_validator() -> Any:
-    return jsonschema.Draft202012Validator(_schema())
+    return jsonschema.Draft202012Validator(schema())
 
 
 @lru_cache(maxsize=1)
@@ -43,7 +35,7 @@ def _record_check() -> Any:
     no draft changed (type, properties, required, enum, const, minimum, maximum,
     pattern, additionalProperties); tests/unit/test_record_schema.py holds the two
     validators to the same verdicts."""
-    return fastjsonschema.compile(_schema())
+    return fastjsonschema.compile(schema())
 
 
 def validate_record(rec: dict[str, Any]) -> str | None:

@@ -9,12 +9,14 @@ computes with the same ones, so each is declared here, once.
 
 from __future__ import annotations
 
+from ciphersweep.core.record_fields import TIMINGS
+
 # ------------------------------------------------------------------ table layouts
 
 TIME_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6}
 RATE_UNITS = {"MB/s": 1e6, "MiB/s": 2.0**20, "B/s": 1.0}
-TIMES = ("t_total", "t_compute", "t_keyexp", "t_h2d", "t_d2h")
-TIMES_ALL = TIMES + ("t_bcast", "t_scatter", "t_gather")
+# the times a layout may show: every timing field of the record schema
+TIMES_ALL = TIMINGS
 # the unit each value of a layout may be shown in (first: the default)
 LAYOUT_UNITS: dict[str, tuple[str, ...]] = {
     **{t: tuple(TIME_UNITS) for t in TIMES_ALL},
