@@ -16,7 +16,7 @@ from ciphersweep.job import packs as cs_packs
 # (ciphersweep.campaign.lock) and records SIGTERM (ciphersweep.campaign.hangup).
 onstart:
     C.busy_monitor().open()
-    cs_lock.claim(Path(workflow.persistence.path) / "locks")
+    cs_lock.claim(cs_seams.lock_dir(workflow))
     cs_hangup.record_terminate()
 
 

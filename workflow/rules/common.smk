@@ -25,6 +25,7 @@ from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
 from ciphersweep.campaign import lock as cs_lock  # noqa: E402
 from ciphersweep.campaign import model as cs_model  # noqa: E402
 from ciphersweep.campaign import preflight as cs_preflight  # noqa: E402
+from ciphersweep.campaign import seams as cs_seams  # noqa: E402
 from ciphersweep.core import wording as cs_wording  # noqa: E402
 from ciphersweep.plan import campaign_source as cs_source  # noqa: E402
 from ciphersweep.plan import config as cs_config  # noqa: E402
@@ -48,23 +49,22 @@ except cs_config.ConfigError as exc:
     # no job started; the console (profiles/default) shows the one line naming the key
     # and what is allowed, without Snakemake's frame lines
     raise WorkflowError(cs_config.format_error(exc)) from None
+# what the campaign needs to know of this Snakemake run (ciphersweep.campaign.seams)
+RUN = cs_seams.run_facts(workflow)
 C = cs_model.Campaign(
     CFG,
     cs_model.Place(PROJECT, Path.cwd(), dict(os.environ), sys.executable),
     say=say,
-    main=workflow.is_main_process,
-    touch=workflow.touch,
+    main=RUN.main,
+    touch=RUN.touch,
 )
 RES = C.res
 
-# Benchmark jobs never overlap: each asks for bench=1 and, unless --resources says
-# otherwise, 1 is all there is. The Slurm profile scopes `bench` local, so there it
-# applies inside each allocation, also in the job processes Snakemake starts there
-# (they are not given --resources), and lays packed points out one after another.
-if "bench" not in workflow.global_resources:
-    workflow.register_resource("bench", 1)
+# Benchmark jobs never overlap (bench=1 unless --resources says otherwise); under Slurm
+# inside each allocation, packed points one after another.
+cs_seams.bench_resource(workflow)
 
-if workflow.is_main_process:
+if RUN.main:
     # a closed terminal ends the run like Ctrl-C (lock released; the same command
     # continues), not with the default SIGHUP death that leaves the lock behind; Ctrl-C,
     # a hang-up or SIGTERM ends it with one line (ciphersweep.campaign.hangup)
@@ -80,9 +80,7 @@ if workflow.is_main_process:
     # before any job: the result paths can be written, every point's buffers fit in
     # this machine's memory (local runs) and OpenSSL has every cipher (it only reads)
     try:
-        cs_preflight.check(
-            CFG, C.point_list, C.preflight_paths(), local=workflow.local_exec
-        )
+        cs_preflight.check(CFG, C.point_list, C.preflight_paths(), local=RUN.local)
     except cs_config.ConfigError as exc:
         raise WorkflowError(cs_config.format_error(exc)) from None
 
