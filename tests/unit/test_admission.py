@@ -97,6 +97,38 @@ def test_other_bad_records_are_refused(
     assert v.state == "damaged" and v.reason.startswith(f"{path}:1: {why}")
 
 
+def test_a_raw_file_is_schema_checked_once_while_it_stays_as_it_is(
+    tmp_path: Path, kernel_lines, monkeypatch
+) -> None:
+    """Planning judges a raw file, the gather after it judges it again in the same
+    process: the records of an unchanged file are schema-checked once, a file
+    written in between is checked again, and the verdicts are the same."""
+    calls: list[str] = []
+
+    def counting(rec):
+        calls.append(rec["point"])
+        return record_schema.validate_record(rec)
+
+    monkeypatch.setattr(admission, "validate_record", counting)
+    path = _raw(tmp_path, kernel_lines)
+    first = admission.replan(path, POINT)  # planning
+    assert len(calls) == 2
+    meas, fails, _ = records.collect([path], [POINT])  # the gather
+    assert len(calls) == 2 and len(meas) == 2 and fails.empty
+    assert admission.replan(path, POINT) == first
+    # a file written since (another bench run) is another file: checked again
+    bad = json.loads(kernel_lines[1])
+    bad["t_total"] = "fast"
+    atomic.write_text(
+        path, "".join(x + "\n" for x in [kernel_lines[0], json.dumps(bad)])
+    )
+    v = admission.judge(path, POINT)
+    assert len(calls) == 4 and v.state == "damaged"
+    assert v.reason.startswith(f"{path}:2: does not match the record schema: t_total")
+    assert admission.judge(path, POINT).reason == v.reason  # damaged: never skipped
+    assert len(calls) == 6
+
+
 def test_attempt_token_changes_only_for_failed_or_damaged(
     tmp_path: Path, kernel_lines
 ) -> None:

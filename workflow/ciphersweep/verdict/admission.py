@@ -47,8 +47,29 @@ class Verdict:
         return self.state == "ok"
 
 
+# The raw files whose every record matched the record schema when this process last
+# read them, by identity (device, inode, size, modification and change time). The
+# workflow judges every raw file while it plans the run and again when it gathers, in
+# the same process: a file unchanged in between is schema-checked once, and a file
+# written in between (a bench job's records replace it) is another identity, checked
+# when the gather reads it. A few integers a file, whatever its records.
+_SCHEMA_CHECKED: set[tuple[int, ...]] = set()
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _read(path: str | Path) -> tuple[str, tuple[int, ...]]:
+    """A raw file's text and the identity of the bytes read (one open: a file
+    replaced meanwhile is read whole, the old or the new)."""
+    with open(path, "rb") as fh:
+        ident = _identity(os.fstat(fh.fileno()))
+        return fh.read().decode("utf-8"), ident
+
+
 def _record_problem(
-    rec: Any, point: Point, plan: Callable[[], Planned] | None
+    rec: Any, point: Point, plan: Callable[[], Planned] | None, checked: bool
 ) -> str | None:
     if not isinstance(rec, dict):
         return f"not a JSON object ({type(rec).__name__})"
@@ -58,7 +79,7 @@ def _record_problem(
         return f"verified is {rec.get('verified')!r} (admitted: true)"
     if rec.get("point") not in (None, point.id):
         return f"record of point {rec.get('point')!r}"
-    bad = validate_record(rec)
+    bad = None if checked else validate_record(rec)
     if bad:
         return f"does not match the record schema: {bad}"
     return record_mismatch(rec, plan()) if plan is not None else None
@@ -72,14 +93,16 @@ def judge(
 ) -> Verdict:
     """The verdict on ``path``, the raw file of ``point``; with ``expected`` (the plan's
     fingerprint of the point) every record's fingerprint must match it (``deep``: a
-    user's input file is hashed for it too)."""
+    user's input file is hashed for it too). Each record is parsed once, and
+    schema-checked once while the file stays as it is (:data:`_SCHEMA_CHECKED`)."""
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        text, ident = _read(path)
     except FileNotFoundError:
         return Verdict("missing", f"{path}: no raw file")
     except (OSError, UnicodeDecodeError) as exc:
         return Verdict("damaged", f"{path}: unreadable ({exc})")
     records: list[dict[str, Any]] = []
+    checked = ident in _SCHEMA_CHECKED
     # the planned fingerprint, read once for the file when a record first needs it
     plan = cache(partial(planned, expected, deep)) if expected is not None else None
     for no, line in enumerate(text.splitlines(), start=1):
@@ -93,10 +116,11 @@ def judge(
             )
         if isinstance(rec, dict) and rec.get("status") == "failed":
             return Verdict("failed", str(rec.get("reason") or "failed"), failure=rec)
-        problem = _record_problem(rec, point, plan)
+        problem = _record_problem(rec, point, plan, checked)
         if problem:
             return Verdict("damaged", f"{path}:{no}: {problem}")
         records.append(rec)
+    _SCHEMA_CHECKED.add(ident)
     problem = point.reps_problem(records)
     if problem:
         return Verdict("damaged", f"{path}: {problem}")
