@@ -14,10 +14,18 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from ciphersweep.analysis.history import outputs, regress, runs, store, trends
+from ciphersweep.analysis.history import (
+    outputs,
+    regress,
+    runs,
+    schema,
+    store,
+    trends,
+)
 from ciphersweep.core import stats
 from ciphersweep.plan import config
-from support import ROOT
+from ciphersweep.verdict import records
+from support import ROOT, make_point
 
 
 def _cell(point: str, est: float, low: float, high: float, **over: Any) -> dict:
@@ -655,3 +663,34 @@ def test_the_code_digest_decides_what_is_unchanged() -> None:
     fp = {"binary_sha256": "ab", "libraries": {"pycryptodome": "3.20.0"}}
     assert runs.code_digest(fp) == runs.code_digest(json.dumps(fp, sort_keys=True))
     assert runs.code_digest(None) is None and runs.code_digest("null") is None
+
+
+def test_the_point_key_is_one_list_from_the_summary_to_every_table() -> None:
+    """A cell's point key (schema.POINT_KEY) is the store's, the cells a run is made
+    of and the leading columns of history.csv and regressions.csv; each of its
+    columns is read from the summary row gather wrote for the point."""
+    key = schema.POINT_KEY
+    n = len(key)
+    at = schema.CELL_COLUMNS_V1.index(key[0])
+    assert schema.CELL_COLUMNS_V1[at : at + n] == key
+    assert regress.COLUMNS[:n] == key and regress.POINT_COLUMNS == (*key, "machine")
+    at = outputs.HISTORY_COLUMNS.index(key[0])
+    assert outputs.HISTORY_COLUMNS[at : at + n + 1] == (*key, "machine")
+    p = make_point(backend="cuda", impl="gpu-ttable", gpus=1, block_threads=256)
+    row = {**records.point_row(p), "status": "failed", "impl": "other"}
+    cell = runs._cell(row, "median", "m", {}, {})
+    assert [cell[k] for k in key] == [
+        p.id,
+        "cuda",
+        "gpu-ttable",  # the planned impl (summary's cfg_impl)
+        p.cipher,
+        p.mode,
+        p.op,
+        p.size_label,
+        p.size_bytes,
+        p.ranks,
+        p.threads,
+        1,
+        256,
+        runs.variant_of(p.id),
+    ]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from ciphersweep.analysis.tables import generic, layout_tables, layouts
+from ciphersweep.analysis.tables import formulas, generic, layout_tables, layouts
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.job import launch
 from ciphersweep.plan import config, sweep
 from ciphersweep.plan.sweep import Point
-from support import base_config, make_point
+from support import base_config, make_point, summary_context
 
 
 def _ctx(cfg: dict, rows: list[tuple[Point, dict]]) -> tables.Context:
@@ -323,3 +323,20 @@ def test_layout_defaults_are_the_schemas() -> None:
         ["backend"],
         written["columns"],
     )
+
+
+def test_a_missing_or_failed_baseline_is_worded_once_for_every_cell_engine() -> None:
+    """A layout's speedup and the generic speedup table say the same n/a, with the
+    same reason, for a point without a baseline and for one whose baseline failed
+    (formulas.baseline_row words it)."""
+    mpi = make_point(backend="mpi", impl="ref", ranks=2)
+    seq = make_point(backend="seq", impl="ref")
+    t = {"t_total_median": 1.0}
+    for rows, why in (
+        ([(mpi, t)], "no seq baseline with impl ref, mode ctr"),
+        ([(mpi, t), (seq, {"status": "failed"})], f"baseline {seq.id} failed"),
+    ):
+        ctx = summary_context(rows)
+        cell = layouts.quantity(ctx, mpi, "speedup", statistic="median")
+        row = ctx.by_point[mpi.id]
+        assert cell == formulas.speedup_cell(ctx, mpi, row) == ("n/a", why)

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from ciphersweep.analysis.tables import formulas, generic, registry
 from ciphersweep.analysis.tables import model as tables
+from ciphersweep.core import units
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import records
 from support import make_point
@@ -24,7 +25,10 @@ def test_formulas_by_hand() -> None:
     assert formulas.efficiency(formulas.speedup(10.0, 4.0), 4) == pytest.approx(0.625)
     assert formulas.speedup(1.0, 0.0) is None
     assert formulas.speedup(None, 1.0) is None
-    assert formulas.throughput_mbps(2_000_000, 0.5) == 4.0
+    assert units.rate(2_000_000, 0.5) == 4.0  # MB/s, MB = 10^6 bytes
+    assert units.rate(2**21, 0.5, 2.0**20) == 4.0  # MiB/s
+    assert units.rate(1, 0.0) is None and units.rate(1, float("nan")) is None
+    assert units.per_mb(3.0, 2_000_000) == 1.5  # J/MB
     assert tables.impl_family("gpu-ttable") == "ttable"
 
 

@@ -68,3 +68,24 @@ def human_bytes(n: int) -> str:
         if n % f == 0:
             return f"{n // f}{unit}"
     return f"{n}B"
+
+
+# ------------------------------------------------------------------ per data size
+# the formulas over a data size, one place each: every table, plot, comparison and
+# summary column that shows a rate or an amount per MB computes it here
+
+MB = _FACTORS["MB"]  # MB/s and J/MB: MB = 10^6 bytes
+
+
+def rate(nbytes: float, seconds: float | None, per: float = MB) -> float | None:
+    """Throughput: ``nbytes`` over ``seconds``, in units of ``per`` bytes a second
+    (MB/s by default; MiB/s with 2^20); None where the time is missing (None, NaN) or
+    not above 0."""
+    if seconds is None or not seconds > 0:
+        return None
+    return nbytes / seconds / per
+
+
+def per_mb(amount: float, nbytes: float) -> float:
+    """An amount (joules) per MB of data: J/MB (MB = 10^6 bytes)."""
+    return amount / (nbytes / MB)

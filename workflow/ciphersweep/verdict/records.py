@@ -22,8 +22,9 @@ from typing import Any
 import pandas as pd
 
 from ciphersweep.backends import codepath
-from ciphersweep.core import stats
+from ciphersweep.core import stats, units
 from ciphersweep.core.atomic import replacing
+from ciphersweep.core.record_fields import GPU, TIMINGS
 from ciphersweep.plan.fingerprint import Expected
 from ciphersweep.plan.sweep import Point
 from ciphersweep.verdict import admission
@@ -41,14 +42,7 @@ ESTIMATES = (
     "mean_ci_level",
 )
 NUMERIC = (
-    "t_total",
-    "t_compute",
-    "t_keyexp",
-    "t_h2d",
-    "t_d2h",
-    "t_bcast",
-    "t_scatter",
-    "t_gather",
+    *TIMINGS,
     "cpu_util",
     "cpu_peak_pct",
     "cpu_user_s",
@@ -83,41 +77,29 @@ FROM_FIRST_RECORD = (
     "stop_reason",
     "target_ci",
 )
-POINT_COLS = (
-    "point",
-    "backend",
-    "cfg_impl",
-    "mode",
-    "op",
-    "cipher",
-    "input_name",
-    "size_label",
-    "bytes",
-    "ranks",
-    "threads",
-    "gpus",
-    "block_threads",
-    "p",
-)
+# a point as summary.csv and failures.csv name it (their first columns, in order):
+# column -> the plan's attribute (:class:`ciphersweep.plan.sweep.Point`)
+POINT_FIELDS = {
+    "point": "id",
+    "backend": "backend",
+    "cfg_impl": "impl",
+    "mode": "mode",
+    "op": "op",
+    "cipher": "cipher",
+    "input_name": "input_name",
+    "size_label": "size_label",
+    "bytes": "size_bytes",
+    "ranks": "ranks",
+    "threads": "threads",
+    "gpus": "gpus",
+    "block_threads": "block_threads",
+    "p": "p",
+}
+POINT_COLS = tuple(POINT_FIELDS)
 
 
 def point_row(p: Point) -> dict[str, Any]:
-    return {
-        "point": p.id,
-        "backend": p.backend,
-        "cfg_impl": p.impl,
-        "mode": p.mode,
-        "op": p.op,
-        "cipher": p.cipher,
-        "input_name": p.input_name,
-        "size_label": p.size_label,
-        "bytes": p.size_bytes,
-        "ranks": p.ranks,
-        "threads": p.threads,
-        "gpus": p.gpus,
-        "block_threads": p.block_threads,
-        "p": p.p,
-    }
+    return {col: getattr(p, attr) for col, attr in POINT_FIELDS.items()}
 
 
 def collect(
@@ -178,8 +160,9 @@ def _point_summary(
     s["impl"] = ok[0].get("impl", p.impl)
     s.update(codepath.texts(ok[0].get("fingerprint")))
     s.update(_numeric_summary(ok))
-    if s.get("t_total_median"):
-        s["mbps_median"] = p.size_bytes / 1e6 / s["t_total_median"]
+    mbps = units.rate(p.size_bytes, s.get("t_total_median"))
+    if mbps is not None:
+        s["mbps_median"] = mbps
     return s
 
 
@@ -232,7 +215,7 @@ _MEASUREMENT_LEAD = (
     "bytes",
     "ranks",
     "threads",
-    "gpu",
+    GPU,
     "rep",
 )
 

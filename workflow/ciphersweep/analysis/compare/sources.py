@@ -14,7 +14,7 @@ from typing import Any
 from ciphersweep.analysis.compare.intervals import factor
 from ciphersweep.analysis.tables import layouts
 from ciphersweep.analysis.tables.model import Context, Measured
-from ciphersweep.core import stats
+from ciphersweep.core import stats, units
 from ciphersweep.job import build
 from ciphersweep.plan.catalogue import MEASURES
 from ciphersweep.plan.sweep import Point
@@ -90,10 +90,10 @@ def measured(
         f = layouts.TIME_UNITS.get(shown or "s", 1.0)
         return Measured(v, low * f, high * f, level=level)
     if value == "throughput":  # a time interval reaching 0 bounds no rate from above
-        rate = layouts.RATE_UNITS[shown or "MB/s"]
-        top = p.size_bytes / low / rate if low > 0 else math.inf
-        bottom = p.size_bytes / high / rate if high > 0 else 0.0
-        return Measured(v, bottom, top, level=level)
+        per = layouts.RATE_UNITS[shown or "MB/s"]
+        top = units.rate(p.size_bytes, low, per)
+        bottom = units.rate(p.size_bytes, high, per) or 0.0
+        return Measured(v, bottom, math.inf if top is None else top, level=level)
     if value == "efficiency":
         return Measured(v, low / p.p, high / p.p, level=level)
     return Measured(v, low, high, level=level)

@@ -44,6 +44,7 @@ from ciphersweep.core import stats
 from ciphersweep.verdict import judge as judgement
 
 from . import drift
+from .schema import POINT_KEY
 
 WORDS = judgement.REGRESSION_WORDS
 REGRESSION, IMPROVEMENT = WORDS[judgement.ABOVE], WORDS[judgement.BELOW]
@@ -54,21 +55,8 @@ NO_CHANGE, INCONCLUSIVE, NA = (
 )
 VERDICTS = (REGRESSION, IMPROVEMENT, NO_CHANGE, INCONCLUSIVE, NA)
 
-POINT_COLUMNS = (
-    "point",
-    "backend",
-    "impl",
-    "cipher",
-    "mode",
-    "op",
-    "size_label",
-    "bytes",
-    "ranks",
-    "threads",
-    "gpus",
-    "variant",
-    "machine",
-)
+# a cell of the tables: its point key and the machine it ran on
+POINT_COLUMNS = (*POINT_KEY, "machine")
 COLUMNS = (
     *POINT_COLUMNS,
     "run_id",

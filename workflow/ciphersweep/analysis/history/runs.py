@@ -27,6 +27,7 @@ from ciphersweep.core import stats
 from ciphersweep.job import provenance
 
 from . import validate
+from .schema import POINT_KEY
 
 # the build variant at the end of a point id (input names hold no '-')
 _VARIANT = re.compile(r"-t\d+(?:-g\d+-b\d+(?:-s\d+)?)?-v([A-Za-z0-9_.+-]+)$")
@@ -133,15 +134,9 @@ def _cell(
     host = _value(row.get("host"))
     known = est is not None and not math.isnan(est.level)
     return {
+        **{k: _value(row.get(k)) for k in POINT_KEY},
         "point": point,
-        **{
-            k: _value(row.get(k))
-            for k in ("backend", "cipher", "mode", "op", "size_label", "bytes")
-        },
-        "impl": _value(row.get("cfg_impl", row.get("impl"))),
-        **{
-            k: _value(row.get(k)) for k in ("ranks", "threads", "gpus", "block_threads")
-        },
+        "impl": _value(row.get("cfg_impl", row.get("impl"))),  # the planned impl
         "variant": variant,
         "build_digest": build_digests.get(variant),
         "image_digest": _value(row.get("image_digest")),

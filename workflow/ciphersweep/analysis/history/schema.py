@@ -34,8 +34,9 @@ RUN_COLUMNS = (
     "source",
     "appended",
 )
-CELL_COLUMNS_V1 = (
-    "run_id",
+# a cell's point key: what was measured, without the version (the one definition: the
+# store's columns, the cells a run is made of, the history and regression tables)
+POINT_KEY = (
     "point",
     "backend",
     "impl",
@@ -49,6 +50,10 @@ CELL_COLUMNS_V1 = (
     "gpus",
     "block_threads",
     "variant",
+)
+CELL_COLUMNS_V1 = (
+    "run_id",
+    *POINT_KEY,
     "build_digest",
     "image_digest",
     "machine",

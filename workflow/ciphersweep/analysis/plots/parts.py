@@ -11,6 +11,7 @@ from ciphersweep.analysis.plots.catalog import CAPTIONS
 from ciphersweep.analysis.plots.titles import title
 from ciphersweep.analysis.tables.formulas import NOT_RECORDED, UNTIMED, untimed_part
 from ciphersweep.analysis.tables.model import Context, row_labels
+from ciphersweep.core import units
 from ciphersweep.core.stats import number
 
 # label, summary column (None: the total less the parts above), colour
@@ -109,7 +110,7 @@ def plot_energy(ctx: Context) -> Any:
             j = number(r.get(f"joules_{ctx.statistic}"))
             if j is not None and j > 0:
                 xs.append(sizes.index(p.input_name))
-                ys.append(j / (p.size_bytes / 1e6))
+                ys.append(units.per_mb(j, p.size_bytes))
         if xs:
             ax.plot(xs, ys, label=label, **style.series_style(i))
             drawn += 1

@@ -21,7 +21,7 @@ from ciphersweep.analysis.tables.model import (
     mark_oversubscribed,
     status_cell,
 )
-from ciphersweep.core import stats
+from ciphersweep.core import stats, units
 from ciphersweep.plan.sweep import Point
 
 ENERGY_PARTS = ("J per run", "J/MB", "mean W")
@@ -76,7 +76,7 @@ def energy_cells(
         and not _missing(r.get("t_total"))
         and float(r["t_total"]) > 0
     ]
-    out = {"J per run": j, "J/MB": j / (nbytes / 1e6)}
+    out = {"J per run": j, "J/MB": units.per_mb(j, nbytes)}
     w = stats.central(watts, statistic)
     if w is not None:
         out["mean W"] = w

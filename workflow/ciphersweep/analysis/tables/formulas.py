@@ -1,7 +1,9 @@
 """The cell formulas, one place each: speedup S = Ts / Tp, efficiency E = S / P,
-throughput = bytes / time, the part of a CUDA run's timed region its own timers leave
-out, and the cells built from them with their intervals (:mod:`ciphersweep.core.stats`)
-in the campaign's statistic. Every table that shows one of these quantities (the generic
+throughput = bytes / time (its arithmetic, shared with the summary and the plots:
+:func:`ciphersweep.core.units.rate`), the part of a CUDA run's timed region its own
+timers leave out, the n/a of a missing or failed baseline (:func:`baseline_row`), and
+the cells built from them with their intervals (:mod:`ciphersweep.core.stats`) in the
+campaign's statistic. Every table that shows one of these quantities (the generic
 tables, the layouts, the comparisons) computes it here.
 """
 
@@ -11,7 +13,7 @@ import math
 from typing import Any
 
 from ciphersweep.analysis.tables.model import NA, Context, Measured, is_na
-from ciphersweep.core import stats
+from ciphersweep.core import stats, units
 from ciphersweep.plan.sweep import Point
 
 
@@ -28,13 +30,6 @@ def efficiency(s: float | None, p: int | None) -> float | None:
     if s is None or not p or p <= 0:
         return None
     return s / p
-
-
-def throughput_mbps(nbytes: int, t: float | None) -> float | None:
-    """Throughput in MB/s (MB = 10^6 bytes)."""
-    if t is None or is_na(t) or t <= 0:
-        return None
-    return nbytes / 1e6 / t
 
 
 # the parts of a CUDA run's timed region its own timers measure
@@ -95,15 +90,17 @@ def ratio_cell(
 def throughput_cell(ctx: Context, p: Point, r: dict[str, Any]) -> Measured | None:
     """Bytes / time in MB/s; its interval from the time's (high time, low rate)."""
     t = time_cell(ctx, r)
-    v = throughput_mbps(p.size_bytes, t.value if t else None)
+    v = units.rate(p.size_bytes, t.value if t else None)
     if t is None or v is None:
         return None
-    hi = throughput_mbps(p.size_bytes, t.low) or math.inf
-    return Measured(v, throughput_mbps(p.size_bytes, t.high) or 0.0, hi, t.note)
+    hi = units.rate(p.size_bytes, t.low) or math.inf
+    return Measured(v, units.rate(p.size_bytes, t.high) or 0.0, hi, t.note)
 
 
 def baseline_row(ctx: Context, p: Point) -> dict[str, Any] | tuple[str, str]:
-    """The summary row of a point's baseline, or (n/a, why) when it has none that ran."""
+    """The summary row of a point's baseline, or (n/a, why) when it has none that ran:
+    the one wording of a missing or failed baseline, for every table that divides by it
+    (the generic tables and the layouts)."""
     b = ctx.baseline.get(p.id)
     if b is None:
         bcfg = ctx.cfg.get("baseline", {})

@@ -24,7 +24,7 @@ from ciphersweep.analysis.tables.model import (
     Measured,
     status_cell,
 )
-from ciphersweep.core import ciphers, stats
+from ciphersweep.core import ciphers, stats, units
 from ciphersweep.plan import schema
 from ciphersweep.plan.catalogue import LAYOUT_UNITS as UNITS
 from ciphersweep.plan.catalogue import RATE_UNITS, TIME_UNITS, TIMES_ALL
@@ -172,12 +172,8 @@ def quantity(
     if value in ("speedup", "efficiency"):
         return _ratio_quantity(ctx, p, row, value, time, statistic)
     if value == "throughput":
-        t = _stat(row, time, statistic)
-        if t is None or t <= 0:
-            return None
-        return _flag_time(
-            ctx, row, time, statistic, p.size_bytes / t / RATE_UNITS[unit]
-        )
+        rate = units.rate(p.size_bytes, _stat(row, time, statistic), RATE_UNITS[unit])
+        return None if rate is None else _flag_time(ctx, row, time, statistic, rate)
     v = _stat(row, value, statistic)
     if v is None:
         return (NA, f"{value}_{statistic} not recorded")
@@ -195,12 +191,9 @@ def _ratio_quantity(
     statistic: str,
 ) -> Any:
     """A point's speedup or efficiency in ``statistic`` of ``time``."""
-    b = ctx.baseline.get(p.id)
-    if b is None:
-        return (NA, "no baseline for this point")
-    brow = ctx.by_point.get(b)
-    if brow is None or brow.get("status") != "ok":
-        return (NA, f"baseline {b} failed")
+    brow = formulas.baseline_row(ctx, p)  # or (n/a, why): the one wording
+    if isinstance(brow, tuple):
+        return brow
     s = formulas.speedup(_stat(brow, time, statistic), _stat(row, time, statistic))
     v = s if value == "speedup" else formulas.efficiency(s, p.p)
     scale = 1.0 if value == "speedup" else float(p.p or 1)
