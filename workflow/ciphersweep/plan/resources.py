@@ -65,7 +65,9 @@ def resources(
         "nodes": nodes,
         "tasks": point.ranks,
         "cpus_per_task": point.threads,
-        "gpu": point.gpus,  # 0 but for cuda and a user kernel with gpus
+        # Snakemake's Slurm executor's resource (--gpus); 0 but for cuda and a user
+        # kernel with gpus
+        "gpu": point.gpus,
         "runtime": runtime,
         "mem_mb": mem_mb,
         "bench": 1,
