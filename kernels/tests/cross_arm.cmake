@@ -5,6 +5,7 @@ if(NOT CS_PORTABLE_ONLY AND CMAKE_HOST_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
     add_test(NAME cross_${triplet}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/test_cross_arm.sh ${triplet}
                      ${PROJECT_SOURCE_DIR} ${CMAKE_BINARY_DIR}/cross-${triplet})
-    set_tests_properties(cross_${triplet} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+    # COST: started early by `ctest -j` (seconds each; tests/CMakeLists.txt)
+    set_tests_properties(cross_${triplet} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300 COST 10)
   endforeach()
 endif()
