@@ -44,6 +44,7 @@ SEQ = "seq-ttable-ctr-enc-1KiB-r1-t1"
 SSL = "openssl-aes-128-ctr-enc-1KiB-r1-t1"
 HOLDS = Path(__file__).resolve().parent / "holds"
 BUILD_ARGS = ["-DCS_WITH_LIKWID=OFF", "-DCS_WITH_CUDA=OFF"]
+KBIN = "kbin"
 
 
 def _config(build_dir: str, reps: int = 2) -> dict:
@@ -62,8 +63,10 @@ def _config(build_dir: str, reps: int = 2) -> dict:
 
 
 def _kernels(tmp: Path) -> Path:
-    """A private copy of the built kernels (newer than the sources: up to date)."""
-    kbin = tmp / "kbin"
+    """A private copy of the built kernels (newer than the sources: up to date), in
+    ``tmp``/kbin: the campaign's build.dir ``KBIN``, relative to its working
+    directory."""
+    kbin = tmp / KBIN
     kbin.mkdir()
     for name in ("aes-seq", "aes-openssl"):
         if not (KERNELS / name).exists():
@@ -109,6 +112,25 @@ def _holding_cmake(tmp: Path, started: Path, release: Path) -> Path:
     )
     (shim / "cmake").chmod(0o755)
     return shim
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A working directory whose campaign (``_config(KBIN)``) ran to its end once: the
+    starting point of the tests that interrupt a second run, each in a copy of its own
+    (:func:`_measured_copy`; nothing in it names its own path)."""
+    work = tmp_path_factory.mktemp("measured")
+    _kernels(work)
+    first = run_snakemake(work, _config(KBIN))
+    assert first.returncode == 0, first.stderr[-3000:]
+    return work
+
+
+def _measured_copy(measured: Path, tmp: Path) -> Path:
+    """``tmp`` made a copy of the measured working directory (file times kept, which
+    Snakemake compares); returns its kernels' folder."""
+    shutil.copytree(measured, tmp, symlinks=True, dirs_exist_ok=True)
+    return tmp / KBIN
 
 
 @dataclass
@@ -182,7 +204,9 @@ def _records(data: bytes) -> list[dict]:
     return [json.loads(x) for x in data.decode().splitlines() if x.strip()]
 
 
-def _run_interrupted(stage: str, sig: signal.Signals, tmp: Path) -> Interrupted:
+def _run_interrupted(
+    stage: str, sig: signal.Signals, tmp: Path, request: pytest.FixtureRequest
+) -> Interrupted:
     """The campaign run with ``stage`` held and interrupted by ``sig``."""
     started = tmp / "started"
     if stage == "build":
@@ -191,17 +215,16 @@ def _run_interrupted(stage: str, sig: signal.Signals, tmp: Path) -> Interrupted:
         env = _env(PATH=f"{shim}{os.pathsep}{os.environ['PATH']}")
         out, rc = _interrupt(tmp, cfg, sig, env, started)
         return Interrupted(out, rc, {})
-    kbin = _kernels(tmp)
     if stage == "bench":
-        # the points measured, then measured again with one more repetition each:
-        # the interrupted point must keep its previous records
-        first = run_snakemake(tmp, _config(str(kbin)))
-        assert first.returncode == 0, first.stderr[-3000:]
+        # the points measured (the module's one run), then measured again with one
+        # more repetition each: the interrupted point must keep its previous records
+        kbin = _measured_copy(request.getfixturevalue("measured"), tmp)
         before = _raw(tmp)
         _holding_kernel(kbin, started, tmp / "release")
-        out, rc = _interrupt(tmp, _config(str(kbin), reps=3), sig, _env(), started)
+        out, rc = _interrupt(tmp, _config(KBIN, reps=3), sig, _env(), started)
         os.replace(kbin / "aes-openssl.real", kbin / "aes-openssl")
         return Interrupted(out, rc, before)
+    _kernels(tmp)
     what = {
         # while Snakemake plans the run: the first raw file judged
         "planning": "call:ciphersweep.verdict.admission.replan",
@@ -213,7 +236,7 @@ def _run_interrupted(stage: str, sig: signal.Signals, tmp: Path) -> Interrupted:
     hold = f"{what}:{started}:{tmp / 'release'}"
     env = _env(CIPHERSWEEP_TEST_HOLD=hold)
     env["PYTHONPATH"] = os.pathsep.join([str(HOLDS), env["PYTHONPATH"]])
-    out, rc = _interrupt(tmp, _config(str(kbin)), sig, env, started)
+    out, rc = _interrupt(tmp, _config(KBIN), sig, env, started)
     return Interrupted(out, rc, {})
 
 
@@ -300,9 +323,9 @@ CASES = [
     ("stage", "sig"), CASES, ids=[f"{st.replace(' ', '_')}-{s.name}" for st, s in CASES]
 )
 def test_an_interrupted_stage_converges_with_the_same_command(
-    stage: str, sig: signal.Signals, tmp_path: Path
+    stage: str, sig: signal.Signals, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    halted = _run_interrupted(stage, sig, tmp_path)
+    halted = _run_interrupted(stage, sig, tmp_path, request)
     assert halted.rc != 0, halted.out[-3000:]
     if sig == signal.SIGKILL:
         assert halted.rc == -signal.SIGKILL
@@ -331,17 +354,15 @@ def test_an_interrupted_stage_converges_with_the_same_command(
 
 
 def test_what_touch_marked_done_is_measured_by_the_same_command(
-    tmp_path: Path,
+    measured: Path, tmp_path: Path
 ) -> None:
     """`--touch` after a change marks the bench jobs done without measuring: it says
     so, and the same command without it then measures what the change asked for
     (before, the records of the old repetitions stayed in the tables for good, every
     run naming them as run again and then doing nothing)."""
-    kbin = _kernels(tmp_path)
-    first = run_snakemake(tmp_path, _config(str(kbin)))
-    assert first.returncode == 0, first.stderr[-3000:]
+    _measured_copy(measured, tmp_path)  # the campaign measured once
     # 1. one more repetition per point
-    cfg = _config(str(kbin), reps=3)
+    cfg = _config(KBIN, reps=3)
     touched = run_snakemake(tmp_path, cfg, "--touch")
     assert touched.returncode == 0, touched.stderr[-3000:]
     said = touched.stdout + touched.stderr
@@ -376,7 +397,7 @@ def test_kill_9_of_snakemake_alone_waits_for_the_kernel_it_left(
     so and keeps the lock (it would measure beside that kernel) until the kernel
     ends; then it releases the lock, removes what the kernel left and converges."""
     kbin = _kernels(tmp_path)
-    cfg = _config(str(kbin))
+    cfg = _config(KBIN)
     started, release = tmp_path / "started", tmp_path / "release"
     _holding_kernel(kbin, started, release)
     _, rc = _interrupt(tmp_path, cfg, signal.SIGKILL, _env(), started, group=False)
