@@ -28,17 +28,33 @@ from slurmtools import (
 )
 from support import default_signals
 
+KBIN = "kbin"  # the kernels' folder, relative to the working directory
+HELD = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"  # the point that waits (_holding)
+PACK = "pack"  # the campaign of the measured pack
+
 # ======================================================================== resume
+
+
+def _kernels(tmp_path: Path) -> Path:
+    """A private copy of the kernels, ``tmp_path``/kbin (the campaign's build.dir
+    ``KBIN``, relative to its working directory)."""
+    kbin = tmp_path / KBIN
+    kbin.mkdir()
+    for name in ("aes-seq", "aes-openssl"):
+        shutil.copy(KERNELS / name, kbin / name)  # newer than the sources: up to date
+    return kbin
 
 
 def _held_kernels(tmp_path: Path) -> tuple[Path, Path, Path]:
     """A private copy of the kernels in which the openssl point of the 4KiB input waits
     (creating ``started``, which names its Slurm job) until ``release`` exists: a point
     known to be in progress, with no clock involved. Returns (kernel dir, started, release)."""
-    kbin = tmp_path / "kbin"
-    kbin.mkdir()
-    for name in ("aes-seq", "aes-openssl"):
-        shutil.copy(KERNELS / name, kbin / name)  # newer than the sources: up to date
+    return _holding(_kernels(tmp_path), tmp_path)
+
+
+def _holding(kbin: Path, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The kernels in ``kbin`` made to hold the 4KiB openssl point (as
+    :func:`_held_kernels`)."""
     started, release = tmp_path / "held.started", tmp_path / "held.release"
     real = kbin / "aes-openssl.real"
     os.replace(kbin / "aes-openssl", real)
@@ -97,8 +113,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
         # the three allocations side by side on the node: the held one blocks no other
         cluster={"pack_size": 2, "exclusive": False},
     )
-    cfg["build"]["dir"] = str(kbin)
-    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
+    cfg["build"]["dir"] = KBIN
     raw = tmp_path / "results" / "resume" / "raw"
     cmd = snakemake_cmd(tmp_path, cfg)
     p = _started_in_background(cmd, tmp_path, tmp_path / "first.out")
@@ -122,7 +137,7 @@ def test_killed_snakemake_resumes_without_redoing_points(
     first = (tmp_path / "first.out").read_text()
     assert p.returncode != 0, first[-3000:]
     done = {f.name: f.stat().st_mtime_ns for f in raw.glob("*.jsonl")}
-    assert held not in done and 4 <= len(done) <= 5, (sorted(done), first[-3000:])
+    assert HELD not in done and 4 <= len(done) <= 5, (sorted(done), first[-3000:])
     first_jobs = set(submitted_jobs(first))
     # snakemake cancelled what it had running or queued (a cancelled job leaves the
     # queue once its processes are gone: after KillWait at the latest; this is a bound
@@ -152,32 +167,47 @@ def test_killed_snakemake_resumes_without_redoing_points(
     )
 
 
-def _measured_pack(
-    tmp_path: Path, kbin: Path, campaign: str, sizes: list[str], *args: str
-) -> tuple[dict[str, Any], Path, dict[str, bytes]]:
-    """Three openssl points of one pack measured by the real kernel, in one
-    allocation; then the held wrapper in place, so the 4KiB point waits when it runs
-    again (``kbin``: :func:`_held_kernels`' copy): (campaign config, raw directory,
-    raw files' bytes)."""
+def _pack_config(reps: int = 1) -> dict[str, Any]:
+    """Three openssl points in one pack (one allocation), the held 4KiB point between
+    the other two: one measured before it, one after."""
     cfg = default_config(
-        campaign=campaign,
-        sizes=sizes,
-        reps=1,
+        campaign=PACK,
+        sizes=["1KiB", "4KiB", "2KiB"],
+        reps=reps,
         warmup=0,
         backends={"openssl": {"ciphers": ["aes-128-ctr"]}},
         cluster={"pack_size": 3, "exclusive": False},  # the three points: one pack
     )
-    cfg["build"]["dir"] = str(kbin)
-    raw = tmp_path / "results" / campaign / "raw"
-    wrapper = kbin / "aes-openssl"
-    os.replace(wrapper, kbin / "aes-openssl.hold")
-    shutil.copy2(kbin / "aes-openssl.real", wrapper)  # the first run: the real kernel
-    first = run_slurm(tmp_path, cfg, *args, timeout=600)
+    cfg["build"]["dir"] = KBIN
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def measured_pack(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A working directory whose three packed points (:func:`_pack_config`) the real
+    kernels measured, in one allocation: the starting point of the tests that
+    interrupt that allocation when it measures them again, each in a copy of its own
+    (:func:`_measured_copy`; nothing in it names its own path)."""
+    kernels_or_skip("openssl")
+    work = tmp_path_factory.mktemp("measured-pack")
+    _kernels(work)
+    first = run_slurm(work, _pack_config(), timeout=600)
     assert first.returncode == 0, first.stdout[-4000:]
+    assert len(list((work / "results" / PACK / "raw").glob("*.jsonl"))) == 3
+    return work
+
+
+def _measured_copy(
+    measured_pack: Path, tmp_path: Path
+) -> tuple[Path, Path, Path, dict[str, bytes]]:
+    """``tmp_path`` made a copy of the measured pack's working directory (file times
+    kept, which Snakemake compares), its 4KiB point held when it runs again: (started,
+    release, raw directory, raw files' bytes)."""
+    shutil.copytree(measured_pack, tmp_path, symlinks=True, dirs_exist_ok=True)
+    _kbin, started, release = _holding(tmp_path / KBIN, tmp_path)
+    raw = tmp_path / "results" / PACK / "raw"
     before = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
-    assert len(before) == 3, sorted(before)
-    os.replace(kbin / "aes-openssl.hold", wrapper)  # the 4KiB point now waits
-    return cfg, raw, before
+    return started, release, raw, before
 
 
 def _held_run(cmd: list[str], tmp_path: Path, started: Path) -> tuple[Any, str]:
@@ -197,7 +227,7 @@ def _held_run(cmd: list[str], tmp_path: Path, started: Path) -> tuple[Any, str]:
 
 
 def test_a_failed_allocation_keeps_every_raw_file(
-    cluster: Cluster, tmp_path: Path
+    cluster: Cluster, measured_pack: Path, tmp_path: Path
 ) -> None:
     """An allocation of packed points cancelled while it re-measures them (scancel, a
     preemption, a node lost) loses no raw file: the point in progress gets its previous
@@ -205,9 +235,8 @@ def test_a_failed_allocation_keeps_every_raw_file(
     keep their new ones. (Without keep-incomplete in the profile, Snakemake's main
     process found no backup of its own for the group's outputs and removed all of
     them "since they might be corrupted".)"""
-    kernels_or_skip("seq", "openssl")
-    kbin, started, release = _held_kernels(tmp_path)
-    cfg, raw, before = _measured_pack(tmp_path, kbin, "keep", ["1KiB", "2KiB", "4KiB"])
+    started, release, raw, before = _measured_copy(measured_pack, tmp_path)
+    cfg = _pack_config()
     cmd = snakemake_cmd(tmp_path, cfg, "--forcerun", "bench", "--retries", "0")
     p, jid = _held_run(cmd, tmp_path, started)
     cluster.run("scancel", jid)
@@ -218,8 +247,7 @@ def test_a_failed_allocation_keeps_every_raw_file(
     after = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
     assert sorted(after) == sorted(before), (sorted(after), second[-3000:])
     assert "Removing output files of failed job bench" not in second, second[-3000:]
-    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
-    assert after[held] == before[held], "the interrupted point lost its previous file"
+    assert after[HELD] == before[HELD], "the interrupted point lost its previous file"
     for name, data in after.items():
         # untouched, or re-measured in the cancelled allocation before the held point
         recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
@@ -233,7 +261,7 @@ def test_a_failed_allocation_keeps_every_raw_file(
 
 
 def test_an_interrupted_point_of_a_packed_allocation_loses_nothing_and_converges(
-    cluster: Cluster, tmp_path: Path
+    cluster: Cluster, measured_pack: Path, tmp_path: Path
 ) -> None:
     """One point of a packed allocation interrupted while it is measured again
     (`scancel --signal=INT`, as Ctrl-C reaches an interactive job): no admitted raw
@@ -241,13 +269,9 @@ def test_an_interrupted_point_of_a_packed_allocation_loses_nothing_and_converges
     before it their new ones, the points after it their old ones), and the same
     command measures exactly what is left, one more allocation, and then has nothing
     to do."""
-    kernels_or_skip("openssl")
-    kbin, started, release = _held_kernels(tmp_path)
-    cfg, raw, before = _measured_pack(
-        tmp_path, kbin, "intr", ["1KiB", "4KiB", "2KiB"], "--retries", "0"
-    )
-    wrapper = kbin / "aes-openssl"
-    cfg["reps"] = 2  # every point is measured again, in one allocation
+    started, release, raw, before = _measured_copy(measured_pack, tmp_path)
+    kbin = tmp_path / KBIN
+    cfg = _pack_config(reps=2)  # every point is measured again, in one allocation
     cmd = snakemake_cmd(tmp_path, cfg, "--retries", "0")
     p, jid = _held_run(cmd, tmp_path, started)
     cluster.run("scancel", "--full", "--signal=INT", jid)
@@ -255,11 +279,10 @@ def test_an_interrupted_point_of_a_packed_allocation_loses_nothing_and_converges
     second = (tmp_path / "second.out").read_text()
     assert p.returncode != 0, second[-3000:]  # the interrupted allocation failed
     release.touch()
-    os.replace(kbin / "aes-openssl.real", wrapper)
-    held = "openssl-aes-128-ctr-enc-4KiB-r1-t1.jsonl"
+    os.replace(kbin / "aes-openssl.real", kbin / "aes-openssl")
     after = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
     assert sorted(after) == sorted(before), (sorted(after), second[-3000:])
-    assert after[held] == before[held], "the interrupted point lost its records"
+    assert after[HELD] == before[HELD], "the interrupted point lost its records"
     for name, data in after.items():
         recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
         # as before, or measured again in full before the interrupted point
@@ -274,7 +297,7 @@ def test_an_interrupted_point_of_a_packed_allocation_loses_nothing_and_converges
     assert again.returncode == 0, again.stdout[-4000:]
     assert len(submitted_jobs(again.stdout)) == 1, again.stdout[-4000:]
     final = {f.name: f.read_bytes() for f in raw.glob("*.jsonl")}
-    summary = pd.read_csv(tmp_path / "results" / "intr" / "summary.csv")
+    summary = pd.read_csv(tmp_path / "results" / PACK / "summary.csv")
     n = dict(zip(summary["point"] + ".jsonl", summary["n"]))
     for name, data in final.items():
         recs = [json.loads(x) for x in data.decode().splitlines() if x.strip()]
