@@ -62,32 +62,44 @@ def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
 # (module-scoped fixtures) is set up once. xdist hands the modules out in collection
 # order: one to each worker, then the next one to each worker with at most two tests
 # left to run (which then waits behind them), and so on. So the workers collect the
-# modules longest first (seconds each took alone on a 2-core machine, below), except
-# that the modules queued second are the shortest: whatever waits behind a long module
-# waits as long. A run in one process keeps pytest's own order.
+# modules longest first (about the seconds each takes alone on 2 cores, below; a module
+# not named counts 1), except that the modules queued second are the shortest:
+# whatever waits behind a long module waits as long. A run in one process keeps
+# pytest's own order.
 MODULE_SECONDS = {
+    "tests/slurm/test_slurm_recovery.py": 360,
     "tests/slurm/test_multinode.py": 330,
     "tests/slurm/test_slurm_cluster.py": 310,
     "tests/slurm/test_slurm_launchers.py": 240,
-    "tests/slurm/test_slurm_recovery.py": 410,
     "tests/slurm/test_multinode_node_loss.py": 150,
-    "tests/workflow/test_workflow.py": 210,
-    "tests/workflow/test_interruptions.py": 240,
-    "tests/workflow/test_fingerprint_workflow.py": 175,
+    "tests/slurm/test_user_kernel_slurm.py": 150,
+    "tests/workflow/test_interruptions.py": 200,
+    "tests/workflow/test_fingerprint_workflow.py": 145,
     "tests/containers/test_container_campaign.py": 150,
-    "tests/workflow/test_history_workflow.py": 140,
-    "tests/workflow/test_integrity.py": 130,
-    "tests/workflow/test_user_input_change.py": 90,
-    "tests/unit/test_config_hostile.py": 60,
-    "tests/unit/test_fingerprint.py": 90,
-    "tests/unit/test_command_backend.py": 45,
-    "tests/unit/test_purepy.py": 35,
-    "tests/workflow/test_results_faults.py": 40,
-    "tests/workflow/test_pybackends_workflow.py": 37,
-    "tests/workflow/test_build_variants.py": 36,
-    "tests/unit/test_config.py": 30,
-    "tests/unit/test_checks.py": 25,
-    "tests/workflow/test_report_browser.py": 22,
+    "tests/workflow/test_integrity.py": 90,
+    "tests/workflow/test_workflow.py": 85,
+    "tests/workflow/test_codepath_workflow.py": 60,
+    "tests/unit/test_purepy.py": 57,
+    "tests/workflow/test_build_variants.py": 45,
+    "tests/unit/test_fingerprint.py": 42,
+    "tests/unit/test_command_backend.py": 40,
+    "tests/unit/test_history_guard.py": 34,
+    "tests/unit/test_command_line_hostile.py": 34,
+    "tests/unit/test_wording.py": 26,
+    "tests/unit/test_history.py": 22,
+    "tests/workflow/test_user_input_change.py": 20,
+    "tests/workflow/test_user_kernel.py": 17,
+    "tests/workflow/test_pybackends_workflow.py": 16,
+    "tests/unit/test_checks.py": 15,
+    "tests/workflow/test_hangup.py": 15,
+    "tests/workflow/test_history_store_workflow.py": 14,
+    "tests/workflow/test_results_faults.py": 14,
+    "tests/unit/test_codepath.py": 14,
+    "tests/workflow/test_report_browser.py": 10,
+    "tests/unit/test_record_schema.py": 10,
+    "tests/workflow/test_nothing_measured_workflow.py": 9,
+    "tests/unit/test_config.py": 8,
+    "tests/unit/test_build.py": 8,
 }
 
 
