@@ -94,6 +94,7 @@ def test_closed_terminal_ends_the_run_and_the_same_command_continues(
     _unhold(kbin, "aes-openssl")
     again = run_snakemake(tmp_path, cfg)
     assert again.returncode == 0, again.stderr[-3000:]
+    assert "IncompleteFilesException" not in again.stderr
     summary = pd.read_csv(tmp_path / "results" / "trust" / "summary.csv")
     row = summary.set_index("point").loc[SSL]
     assert row["status"] == "ok" and row["n"] == 2
