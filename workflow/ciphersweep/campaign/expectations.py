@@ -222,12 +222,12 @@ class Expectations:
         read and judged once. A raw file removed after its pack (or, its pack's list
         removed too, a gather) saw it measured is measured again (admission.lost)."""
         raw = self.raw_file(pid)
-        gone = None
         if not os.path.exists(raw):
             pack = self.pack_listing(self.pack_of[pid])
             gone = cs_admission.lost(raw, *pack, *self.gathered())
-        if gone is not None:
-            return gone, f"{raw}: its records are gone (it had been measured)"
+            if gone is not None:
+                return gone, f"{raw}: its records are gone (it had been measured)"
+            return cs_admission.FIRST, None  # never measured: nothing to judge
         return cs_admission.replan(raw, self.points[pid], self.expected(pid))
 
     def point_inputs(self: Campaign, point: Point) -> tuple[list[str], list[str]]:

@@ -41,14 +41,17 @@ def _fail(where: str, msg: str) -> ConfigError:
 
 def output_problem(paths: Iterable[str | Path]) -> str | None:
     """Why the workflow could not write ``paths`` (None: it can), as one line."""
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for path in map(Path, paths):
         if path.is_dir():
             return f"{path} is a directory (allowed: a file, or nothing there)"
         for parent in path.parents:
-            if parent in seen or str(parent) in ("", "."):
+            key = str(parent)
+            if key in seen:
+                break  # (and every folder above it: looked at with it)
+            if key in ("", "."):
                 continue
-            seen.add(parent)
+            seen.add(key)
             if parent.exists() and not parent.is_dir():
                 return f"{parent} is a file (allowed: a directory, or nothing there)"
             if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
