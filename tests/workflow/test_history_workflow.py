@@ -15,6 +15,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +75,13 @@ def _runs(store: Path) -> int:
 
 
 @pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Three runs into one store: as built (a), the same again (b), at -O0 (c)."""
+def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Three runs into one store: as built (a), the same again (b), at -O0 (c). Then
+    what only reads their results (the history CLI's imports, the history target over
+    other stores, the append again) starts at once in three threads, each in working
+    directories of its own, while the tests read the three runs: they measure nothing,
+    so they may share the cores; a test takes its own part's outcome (``.result()``,
+    which raises what failed there)."""
     for b in ("aes-seq", "aes-omp", "aes-mpi", "aes-openssl"):
         if not (KERNELS / b).exists():
             pytest.fail(
@@ -103,7 +110,11 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     )
     out["c_proc"] = run_snakemake(tmp / "c", slow, timeout=900)
     out["c"] = _regressions(tmp / "c")
-    return out
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        out["identical"] = pool.submit(_identical, tmp)
+        out["two"] = pool.submit(_two_machines, tmp)
+        out["again"] = pool.submit(_append_again, store, tmp / "b")
+        yield out
 
 
 def test_first_run_has_nothing_to_compare(history: dict[str, Any]) -> None:
@@ -181,16 +192,21 @@ def _judge(work: Path, store: Path, compare_machines: bool) -> dict[str, Any]:
     return _regressions(work)
 
 
-def test_identical_results_flag_nothing(history: dict[str, Any]) -> None:
-    """Run a's figures filed twice, under two machine names (the second an hour
-    later), and compared across them: every cell is "no change" with a factor of
-    exactly 1."""
-    tmp = history["tmp"]
+def _identical(tmp: Path) -> dict[str, Any]:
+    """Run a's figures filed twice in a store of their own, under two machine names
+    (the second an hour later), and judged across them in a's working directory."""
     twin = tmp / "twin.sqlite"
     results = tmp / "a" / "results" / CAMPAIGN
     _import(results, twin, "fastbox")
     _import(_later_copy(results, tmp / "twin-a" / CAMPAIGN), twin, "twinbox")
-    rows = _judge(tmp / "a", twin, compare_machines=True)
+    return _judge(tmp / "a", twin, compare_machines=True)
+
+
+def test_identical_results_flag_nothing(history: dict[str, Any]) -> None:
+    """Run a's figures filed twice, under two machine names (the second an hour
+    later), and compared across them: every cell is "no change" with a factor of
+    exactly 1."""
+    rows = history["identical"].result()
     assert set(rows) == NATIVE | {OPENSSL}
     # the same records filed twice: the same code (one fingerprint digest), so "no
     # change" whatever the interval says, and the factor is exactly 1
@@ -245,10 +261,8 @@ def test_O0_build_regresses_native_cells_and_not_openssl(
     assert digests[0] == digests[1] != digests[2]
 
 
-def test_append_is_idempotent_and_parsing_leaves_the_store(
-    history: dict[str, Any],
-) -> None:
-    store, work = history["store"], history["tmp"] / "b"
+def _append_again(store: Path, work: Path) -> None:
+    """In b's working directory: a dry run, then b's history append again."""
     before = store.read_bytes()
     assert _runs(store) == 3
     dry = run_snakemake(work, _cfg(store), "-n", timeout=300)
@@ -263,19 +277,33 @@ def test_append_is_idempotent_and_parsing_leaves_the_store(
     assert _runs(store) == 3
 
 
-def test_two_machines_are_kept_apart(history: dict[str, Any]) -> None:
-    """The as-built (a) and -O0 (c) results filed under two machine names: c's cells
-    are not compared with a's unless history.compare_machines is set."""
-    tmp = history["tmp"]
+def test_append_is_idempotent_and_parsing_leaves_the_store(
+    history: dict[str, Any],
+) -> None:
+    history["again"].result()  # its checks: _append_again
+
+
+def _two_machines(tmp: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Runs a and c filed in a store of their own under two machine names, judged
+    apart and together in a copy of c's working directory (whose own outputs
+    test_O0_build_regresses_native_cells_and_not_openssl reads meanwhile)."""
     two = tmp / "two.sqlite"
     for d, machine in (("a", "fastbox"), ("c", "otherbox")):
         _import(tmp / d / "results" / CAMPAIGN, two, machine)
-    work = tmp / "c"
+    work = tmp / "c-judged"
+    shutil.copytree(tmp / "c" / "results", work / "results")
     apart = _judge(work, two, compare_machines=False)
+    together = _judge(work, two, compare_machines=True)
+    return apart, together
+
+
+def test_two_machines_are_kept_apart(history: dict[str, Any]) -> None:
+    """The as-built (a) and -O0 (c) results filed under two machine names: c's cells
+    are not compared with a's unless history.compare_machines is set."""
+    apart, together = history["two"].result()
     assert {r["verdict"] for r in apart.values()} == {"n/a"}
     assert {r["machine"] for r in apart.values()} == {"otherbox"}
     assert all("on machine otherbox" in r["note"] for r in apart.values())
-    together = _judge(work, two, compare_machines=True)
     assert {r["machine"] for r in together.values()} == {"otherbox"}
     assert all(together[p]["baseline_machine"] == "fastbox" for p in NATIVE)
     assert all(together[p]["verdict"] == "regression" for p in NATIVE), together
