@@ -13,6 +13,7 @@ import pytest
 import yaml
 from ciphersweep.analysis.compare.claims import FAILS, HOLDS, claim_rows
 from ciphersweep.plan import config as cs_config
+from ciphersweep.plan import schema as cs_schema
 from ciphersweep.plan.config_backends import AEAD_IMPLS, CPU_IMPLS, CUDA_IMPLS
 from ciphersweep.plan.impl_kinds import KINDS, claim_sides, kind_of
 from ciphersweep.plan.study_files import load_claims
@@ -124,10 +125,8 @@ def test_an_impl_chosen_at_run_time_has_no_kind_to_compare() -> None:
 
 
 def _schema_impls(backend: str) -> list[str]:
-    schema = yaml.safe_load(
-        (ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text()
-    )
-    impls = schema["properties"]["backends"]["properties"][backend]["properties"]
+    sections = cs_schema.schema()["properties"]["backends"]["properties"]
+    impls = sections[backend]["properties"]
     return list(impls.get("impls", {}).get("items", {}).get("enum", []))
 
 

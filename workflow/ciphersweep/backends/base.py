@@ -67,6 +67,9 @@ class Backend:
     # its kernel's own flags for a point: of its shape (before --energy), and last
     shape_args: Callable[[Any], list[str]] | None = None
     tail_args: Callable[[Any], list[str]] | None = None
+    # its section of the campaign file (``backends.<name>``): a JSON Schema fragment,
+    # put into workflow/schemas/config.schema.yaml when the schema is loaded
+    config: Mapping[str, Any] = field(default_factory=dict)
 
     def traits_of(self, impl: str) -> tuple[str, ...] | None:
         """The code-path traits of its ``impl`` (None: every switch)."""

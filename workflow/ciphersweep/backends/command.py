@@ -12,6 +12,53 @@ def _label(p: Any, multi_gpu: bool) -> str:
     return f"{p.impl} {p.cipher}"
 
 
+# backends.command in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "description": "programs timed as whole processes (aes-command), e.g. openssl enc",
+    "required": ["programs"],
+    "properties": {
+        "programs": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "ciphers", "encrypt"],
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z][A-Za-z0-9_.+-]{0,39}$",
+                        "description": "the program's name in point ids and tables",
+                    },
+                    "ciphers": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string"},
+                    },
+                    "encrypt": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "description": "argument "
+                        "list "
+                        "with "
+                        "placeholders "
+                        "{input} "
+                        "{output} "
+                        "{key} "
+                        "{iv} "
+                        "{cipher}; "
+                        "no "
+                        "shell",
+                    },
+                    "decrypt": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+        }
+    },
+}
+
 BACKEND = Backend(
     name="command",
     kind="command",
@@ -28,4 +75,5 @@ BACKEND = Backend(
     label=_label,
     # the program's name, then its argument list (placeholders filled in per run)
     tail_args=lambda p: ["--program", p.impl, "--", *p.command],
+    config=CONFIG,
 )

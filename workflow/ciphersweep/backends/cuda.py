@@ -23,6 +23,42 @@ def _label(p: Any, multi_gpu: bool) -> str:
     )
 
 
+# backends.cuda in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "properties": {
+        "impls": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "default": ["gpu-ttable"],
+        },
+        "block_threads": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "integer"},
+            "default": [256],
+        },
+        "gpus": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "integer"},
+            "default": [1],
+        },
+        "streams": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "integer"},
+            "default": [1],
+            "description": "1: copies and kernel in sequence (the "
+            "study's); N > 1: overlapped over N "
+            "streams (--streams N), a row of its "
+            "own",
+        },
+    },
+}
+
 BACKEND = Backend(
     name="cuda",
     kind="native",
@@ -33,4 +69,5 @@ BACKEND = Backend(
     traits={"": ("native", "cuda")},
     label=_label,
     shape_args=_args,
+    config=CONFIG,
 )

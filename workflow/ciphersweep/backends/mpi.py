@@ -12,6 +12,26 @@ def _label(p: Any, multi_gpu: bool) -> str:
     return f"mpi ({count(p.ranks, 'rank')})"
 
 
+# backends.mpi in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "properties": {
+        "impls": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "default": ["auto"],
+        },
+        "ranks": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "integer"},
+            "default": [1, 2],
+        },
+    },
+}
+
 BACKEND = Backend(
     name="mpi",
     kind="native",
@@ -20,4 +40,5 @@ BACKEND = Backend(
     mpi="always",
     traits={"": ("impl-dispatch", "native", "mpi")},
     label=_label,
+    config=CONFIG,
 )

@@ -11,6 +11,26 @@ def _label(p: Any, multi_gpu: bool) -> str:
     return f"omp ({count(p.threads, 'thread')})"
 
 
+# backends.omp in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "properties": {
+        "impls": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "default": ["auto"],
+        },
+        "threads": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "integer"},
+            "default": [2],
+        },
+    },
+}
+
 BACKEND = Backend(
     name="omp",
     kind="native",
@@ -19,4 +39,5 @@ BACKEND = Backend(
     traits={"": ("impl-dispatch", "native", "openmp")},
     label=_label,
     shape_args=lambda p: ["--threads", str(p.threads)],
+    config=CONFIG,
 )

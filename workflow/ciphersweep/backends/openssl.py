@@ -3,7 +3,23 @@ cipher by name."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ciphersweep.backends.base import Backend
+
+# backends.openssl in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "properties": {
+        "ciphers": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "default": ["aes-128-ctr"],
+        }
+    },
+}
 
 BACKEND = Backend(
     name="openssl",
@@ -17,4 +33,5 @@ BACKEND = Backend(
     impl_kinds={"": "library"},
     traits={"": ("native", "openssl")},
     native_library="OpenSSL",
+    config=CONFIG,
 )

@@ -3,9 +3,53 @@ runs them, on lists and ints or on NumPy arrays."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ciphersweep.backends.base import Backend
 
 NAME = "purepy"
+
+# backends.purepy in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "description": "ciphers in pure Python, one block at a time with S-box tables, as "
+    "a study's own code (aes-purepy)",
+    "properties": {
+        "ciphers": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "enum": [
+                    "aes-128-ecb",
+                    "aes-192-ecb",
+                    "aes-256-ecb",
+                    "des-ede3-ecb",
+                    "chacha20",
+                ]
+            },
+            "default": ["aes-128-ecb"],
+        },
+        "impls": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"enum": ["purepy", "numpy"]},
+            "default": ["purepy"],
+            "description": "purepy: Python lists and ints; numpy: "
+            "NumPy arrays (np.vectorize, np.nditer), "
+            "the way a study's own NumPy code runs "
+            "them",
+        },
+        "sets": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "description": "only the files of these input sets (names "
+            "under inputs); default: every input",
+        },
+    },
+}
 
 BACKEND = Backend(
     name=NAME,
@@ -25,4 +69,5 @@ BACKEND = Backend(
     traits={"": ("python",), "numpy": ("numpy",)},
     libraries={"numpy": (("NumPy", "numpy"),)},
     native_only=True,
+    config=CONFIG,
 )

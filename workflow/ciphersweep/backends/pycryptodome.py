@@ -17,6 +17,38 @@ def _impls_for(cipher: str, cfg: Mapping[str, Any]) -> list[str]:
     return list(cfg["impls"]) if cipher.lower().startswith("aes-") else [NAME]
 
 
+# backends.pycryptodome in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "description": "the PyCryptodome library timed in-process (aes-pycryptodome)",
+    "properties": {
+        "ciphers": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string"},
+            "default": ["aes-128-cbc"],
+        },
+        "impls": {
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"enum": ["pycryptodome", "portable"]},
+            "default": ["pycryptodome"],
+            "description": "the AES code: pycryptodome, the "
+            "library's own choice (AES-NI or ARMv8 "
+            "Crypto Extensions where the CPU has "
+            "them, as AES.new(key, mode) runs); "
+            "portable, AES.new(..., use_aesni=False), "
+            "its portable C code. Each AES cipher "
+            "runs once per impl, every other cipher "
+            "(one path) once, as pycryptodome; the "
+            "record's aes_path names the code that "
+            "ran\n",
+        },
+    },
+}
+
 BACKEND = Backend(
     name=NAME,
     kind="python",
@@ -36,4 +68,5 @@ BACKEND = Backend(
     libraries={"": (("PyCryptodome", "Crypto"),)},
     native_only=True,
     impls_for=_impls_for,
+    config=CONFIG,
 )

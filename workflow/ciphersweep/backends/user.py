@@ -24,6 +24,183 @@ def _label(p: Any, multi_gpu: bool) -> str:
     return f"{p.impl} {p.cipher} ({', '.join(shape)})"
 
 
+# backends.user in a campaign file (the JSON Schema of its section)
+CONFIG: dict[str, Any] = {
+    "type": ["object", "null"],
+    "additionalProperties": False,
+    "description": "the user's own kernels, speaking docs/kernel-contract.md; built, "
+    "launched, verified and tabled like the built-ins",
+    "required": ["kernels"],
+    "properties": {
+        "kernels": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["name", "ciphers"],
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z][A-Za-z0-9_.+-]{0,39}$",
+                        "description": "the kernel's name in point ids and tables",
+                    },
+                    "source": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "a "
+                        "CMake "
+                        "project "
+                        "(a "
+                        "directory "
+                        "with "
+                        "CMakeLists.txt) "
+                        "the "
+                        "workflow "
+                        "builds "
+                        "into "
+                        "build/user/; "
+                        "relative "
+                        "to "
+                        "the "
+                        "working "
+                        "directory",
+                    },
+                    "program": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "an "
+                        "executable "
+                        "(a "
+                        "path; "
+                        "relative "
+                        "to "
+                        "the "
+                        "working "
+                        "directory) "
+                        "instead "
+                        "of "
+                        "source",
+                    },
+                    "target": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z0-9_.+-]{1,80}$",
+                        "description": "source: "
+                        "the "
+                        "executable "
+                        "the "
+                        "CMake "
+                        "project "
+                        "builds "
+                        "(default: "
+                        "the "
+                        "kernel's "
+                        "name, "
+                        "or "
+                        "its "
+                        "one "
+                        "executable)",
+                    },
+                    "cmake_args": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "default": [],
+                        "description": "source: "
+                        "arguments "
+                        "added "
+                        "to "
+                        "cmake's "
+                        "configure "
+                        "step "
+                        "(part "
+                        "of "
+                        "the "
+                        "build "
+                        "key)",
+                    },
+                    "ciphers": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "string"},
+                        "description": "ciphers "
+                        "it "
+                        "is "
+                        "measured "
+                        "with "
+                        "(its "
+                        "--mode "
+                        "is "
+                        "the "
+                        "cipher's "
+                        "mode)",
+                    },
+                    "ranks": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "integer"},
+                        "default": [1],
+                        "description": "MPI "
+                        "ranks "
+                        "(more "
+                        "than "
+                        "1: "
+                        "started "
+                        "under "
+                        "cluster.mpi_launcher)",
+                    },
+                    "threads": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "integer"},
+                        "description": "threads, "
+                        "passed "
+                        "as "
+                        "--threads "
+                        "T "
+                        "(absent: "
+                        "1 "
+                        "thread, "
+                        "no "
+                        "--threads)",
+                    },
+                    "gpus": {
+                        "type": "array",
+                        "minItems": 1,
+                        "items": {"type": "integer"},
+                        "description": "GPUs "
+                        "asked "
+                        "of "
+                        "the "
+                        "scheduler, "
+                        "passed "
+                        "as "
+                        "--gpus "
+                        "G "
+                        "(absent: "
+                        "none)",
+                    },
+                    "args": {
+                        "type": "array",
+                        "items": {"type": "string"},
+                        "default": [],
+                        "description": "further "
+                        "arguments "
+                        "after "
+                        "the "
+                        "contract's "
+                        "flags "
+                        "(one "
+                        "argument "
+                        "each; "
+                        "no "
+                        "shell)",
+                    },
+                },
+            },
+        }
+    },
+}
+
 BACKEND = Backend(
     name="user",
     kind="user",
@@ -37,4 +214,5 @@ BACKEND = Backend(
     native_only=True,
     label=_label,
     tail_args=_args,
+    config=CONFIG,
 )

@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 
+from ciphersweep import backends
 from ciphersweep.core import paths, yamlfile
 
 SCHEMA_PATH = paths.SCHEMAS / "config.schema.yaml"
@@ -35,8 +36,13 @@ _Validator = jsonschema.validators.extend(
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
+    """The campaign schema: config.schema.yaml with each backend's section as its
+    registry module declares it (ciphersweep.backends, ``Backend.config``)."""
     with open(SCHEMA_PATH) as fh:
-        return yamlfile.safe_load(fh)
+        loaded = yamlfile.safe_load(fh)
+    sections = loaded["properties"]["backends"]["properties"]
+    sections.update({b.name: copy.deepcopy(dict(b.config)) for b in backends.ALL})
+    return loaded
 
 
 def _path_str(path: list[Any] | tuple[Any, ...]) -> str:
