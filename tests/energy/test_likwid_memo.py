@@ -8,7 +8,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from ciphersweep.job.energy import likwid_memo
+from ciphersweep.job.energy import hooks, likwid_memo
+from ciphersweep.job.energy.source import SourceCheck
 
 # likwid-perfctr 5.2's output on a CPU it does not know (rc 1, the program never runs)
 UNSUPPORTED = (
@@ -94,3 +95,34 @@ def test_no_likwid_is_never_kept(
         "likwid: likwid-perfctr not installed"
     )
     assert not likwid_memo.cache_dir().exists()
+
+
+def test_a_machine_wide_answer_is_asked_once_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No access to the MSRs holds for every core: the bench jobs of one process ask
+    likwid-perfctr once, not once per set of cores; an answer about some cores (a
+    timeout) is asked again for others."""
+    asked: list[tuple[int, ...]] = []
+    answers = {
+        (0,): SourceCheck("likwid", False, "likwid: no access to MSRs (x)"),
+        (5,): SourceCheck("likwid", False, "likwid: likwid-perfctr did not finish"),
+    }
+
+    def ask(cores: tuple[int, ...], timeout: float) -> SourceCheck:
+        asked.append(cores)
+        return answers.get(cores[:1], answers[(5,)])
+
+    monkeypatch.setattr(hooks, "checked", ask)
+    for cache in (hooks._cached_likwid_check, hooks._machine_answers):
+        cache.cache_clear()
+    try:
+        timed_out = hooks._cached_likwid_check((5, 6), 1.0)
+        assert hooks._cached_likwid_check((7,), 1.0) == timed_out  # asked again
+        first = hooks._cached_likwid_check((0,), 1.0)
+        assert hooks._cached_likwid_check((0, 1), 1.0) == first
+        assert hooks._cached_likwid_check((2, 3), 1.0) == first
+        assert asked == [(5, 6), (7,), (0,)]
+    finally:
+        for cache in (hooks._cached_likwid_check, hooks._machine_answers):
+            cache.cache_clear()

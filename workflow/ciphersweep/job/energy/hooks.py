@@ -14,7 +14,7 @@ from typing import Any, TextIO
 
 from ciphersweep.job.energy.likwid import merge_likwid, wrapper
 from ciphersweep.job.energy.likwid_csv import parse_likwid_csv
-from ciphersweep.job.energy.likwid_memo import checked
+from ciphersweep.job.energy.likwid_memo import checked, machine_wide
 from ciphersweep.job.energy.probe import annotate, probe
 from ciphersweep.job.energy.source import Probe, SourceCheck
 from ciphersweep.plan.sweep import Point
@@ -24,9 +24,22 @@ from ciphersweep.plan.sweep import Point
 def _cached_likwid_check(cores: tuple[int, ...], timeout: float) -> SourceCheck:
     """likwid-perfctr's answer for a core (a second or more to ask): asked once per core
     within one workflow process (local runs execute all bench jobs in one process; under
-    Slurm every job is a process of its own), and not at all while a lasting answer is
-    kept for this machine (likwid_memo)."""
-    return checked(cores, timeout)
+    Slurm every job is a process of its own), not again for other cores once an answer
+    holds for the whole machine (likwid_memo.machine_wide), and not at all while a
+    lasting answer is kept for this machine (likwid_memo)."""
+    for asked in _machine_answers():
+        return asked
+    found = checked(cores, timeout)
+    if machine_wide(found):
+        _machine_answers().append(found)
+    return found
+
+
+@lru_cache(maxsize=1)
+def _machine_answers() -> list[SourceCheck]:
+    """The answer of this process's likwid-perfctr that holds for every core (at most
+    one)."""
+    return []
 
 
 @lru_cache(maxsize=64)

@@ -27,6 +27,22 @@ from ciphersweep.job.energy.likwid import check_likwid
 from ciphersweep.job.energy.source import LIKWID_GROUP, SourceCheck
 
 LASTING = ("likwid: unsupported CPU", f"likwid: no {LIKWID_GROUP} group for this CPU")
+# Answers that hold for every core of the machine while a run lasts (the lasting ones,
+# and no access to the MSRs or perf events, or no likwid-perfctr at all): a process
+# that asked about one set of cores does not ask again for another
+MACHINE_WIDE = (
+    *LASTING,
+    "likwid: no access to MSRs",
+    "likwid: no access to hardware perf events",
+    "likwid: likwid-perfctr not installed",
+)
+
+
+def machine_wide(check: SourceCheck) -> bool:
+    """Whether ``check`` answers for every core of the machine (see MACHINE_WIDE)."""
+    return not check.ok and (check.reason or "").startswith(MACHINE_WIDE)
+
+
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
 
 
