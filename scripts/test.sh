@@ -57,7 +57,7 @@ if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
 fi
 stage kernels "building the kernels (about 1-2 min)" scripts/build-kernels.sh build/kernels
-stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1-3 min)" \
+stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1 min)" \
   sh -c 'cd build/kernels && ctest --output-on-failure -j 2'
 stage lint "ruff (check and format) and snakefmt (seconds)" \
   sh -c '.venv/bin/ruff check workflow tests kernels plugins && .venv/bin/ruff format --check workflow tests kernels plugins && .venv/bin/snakefmt --check Snakefile workflow/rules'
@@ -65,7 +65,7 @@ stage lint "ruff (check and format) and snakefmt (seconds)" \
 # roughly how long it takes alone (tests/conftest.py). The tests run in
 # CIPHERSWEEP_TEST_WORKERS pytest-xdist processes (default 4; `--dist loadfile` keeps
 # each module, with its own test cluster or campaign run, in one worker, and the
-# longest modules start first, tests/conftest.py): the five Slurm modules, each with a
+# longest modules start first, tests/conftest.py): the six Slurm modules, each with a
 # private cluster of its own, spend much of their time waiting for the scheduler while
 # the other workers use the cores. CIPHERSWEEP_TEST_WORKERS=0 runs everything one
 # after another in this process.

@@ -43,7 +43,7 @@ FOLDERS = {
     "headless Chromium (about 10 min)",
     "slurm": "private Slurm clusters (munge, slurmctld, slurmd, slurmdbd with MariaDB) "
     "and campaigns on them (about 20 min one after another, mostly waiting for the "
-    "scheduler; each of its five modules starts a cluster of its own)",
+    "scheduler; each of its six modules starts a cluster of its own)",
     "containers": "the registry-free image build (mmdebstrap + mksquashfs: several "
     "minutes the first time, cached in ~/.cache/ciphersweep/images) and Charliecloud runs (about 2-4 min, plus about 5 to build the image)",
 }
