@@ -89,3 +89,27 @@ class Backend:
 def count(n: int, word: str) -> str:
     """``1 rank``, ``16 ranks``."""
     return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def section(properties: Mapping[str, Any], **more: Any) -> dict[str, Any]:
+    """A backend's section of the campaign file (``backends.<name>``, JSON Schema): an
+    object of ``properties`` and nothing else, or null (the backend's defaults)."""
+    return {
+        "type": ["object", "null"],
+        "additionalProperties": False,
+        **more,
+        "properties": dict(properties),
+    }
+
+
+def axis(
+    kind: str | Mapping[str, Any], default: list[Any] | None = None, **more: Any
+) -> dict[str, Any]:
+    """A list the sweep runs over (impls, threads, ranks, ...): at least one item of
+    ``kind`` (``string``, ``integer``, or the schema of an item, e.g. an enum),
+    ``default`` (if any) when the section leaves it out."""
+    items = {"type": kind} if isinstance(kind, str) else dict(kind)
+    found: dict[str, Any] = {"type": "array", "minItems": 1, "items": items}
+    if default is not None:
+        found["default"] = default
+    return {**found, **more}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ciphersweep.backends.base import Backend, count
+from ciphersweep.backends.base import Backend, axis, count, section
 
 CUDA_IMPLS = ("auto", "gpu-lanes", "gpu-ttable", "gpu-ref")  # what aes-cuda accepts
 
@@ -24,40 +24,19 @@ def _label(p: Any, multi_gpu: bool) -> str:
 
 
 # backends.cuda in a campaign file (the JSON Schema of its section)
-CONFIG: dict[str, Any] = {
-    "type": ["object", "null"],
-    "additionalProperties": False,
-    "properties": {
-        "impls": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string"},
-            "default": ["gpu-ttable"],
-        },
-        "block_threads": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "integer"},
-            "default": [256],
-        },
-        "gpus": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "integer"},
-            "default": [1],
-        },
-        "streams": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "integer"},
-            "default": [1],
-            "description": "1: copies and kernel in sequence (the "
-            "study's); N > 1: overlapped over N "
-            "streams (--streams N), a row of its "
-            "own",
-        },
-    },
-}
+CONFIG = section(
+    {
+        "impls": axis("string", ["gpu-ttable"]),
+        "block_threads": axis("integer", [256]),
+        "gpus": axis("integer", [1]),
+        "streams": axis(
+            "integer",
+            [1],
+            description="1: copies and kernel in sequence (the study's); N > 1: "
+            "overlapped over N streams (--streams N), a row of its own",
+        ),
+    }
+)
 
 BACKEND = Backend(
     name="cuda",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ciphersweep.backends.base import CPU_IMPLS, Backend, count
+from ciphersweep.backends.base import CPU_IMPLS, Backend, axis, count, section
 
 
 def _label(p: Any, multi_gpu: bool) -> str:
@@ -12,24 +12,7 @@ def _label(p: Any, multi_gpu: bool) -> str:
 
 
 # backends.omp in a campaign file (the JSON Schema of its section)
-CONFIG: dict[str, Any] = {
-    "type": ["object", "null"],
-    "additionalProperties": False,
-    "properties": {
-        "impls": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string"},
-            "default": ["auto"],
-        },
-        "threads": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "integer"},
-            "default": [2],
-        },
-    },
-}
+CONFIG = section({"impls": axis("string", ["auto"]), "threads": axis("integer", [2])})
 
 BACKEND = Backend(
     name="omp",

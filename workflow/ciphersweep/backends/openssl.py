@@ -3,23 +3,10 @@ cipher by name."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ciphersweep.backends.base import Backend
+from ciphersweep.backends.base import Backend, axis, section
 
 # backends.openssl in a campaign file (the JSON Schema of its section)
-CONFIG: dict[str, Any] = {
-    "type": ["object", "null"],
-    "additionalProperties": False,
-    "properties": {
-        "ciphers": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string"},
-            "default": ["aes-128-ctr"],
-        }
-    },
-}
+CONFIG = section({"ciphers": axis("string", ["aes-128-ctr"])})
 
 BACKEND = Backend(
     name="openssl",

@@ -3,53 +3,39 @@ runs them, on lists and ints or on NumPy arrays."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ciphersweep.backends.base import Backend
+from ciphersweep.backends.base import Backend, axis, section
 
 NAME = "purepy"
 
 # backends.purepy in a campaign file (the JSON Schema of its section)
-CONFIG: dict[str, Any] = {
-    "type": ["object", "null"],
-    "additionalProperties": False,
-    "description": "ciphers in pure Python, one block at a time with S-box tables, as "
-    "a study's own code (aes-purepy)",
-    "properties": {
-        "ciphers": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
+CONFIG = section(
+    {
+        "ciphers": axis(
+            {
                 "enum": [
-                    "aes-128-ecb",
-                    "aes-192-ecb",
-                    "aes-256-ecb",
+                    *(f"aes-{k}-ecb" for k in (128, 192, 256)),
                     "des-ede3-ecb",
                     "chacha20",
                 ]
             },
-            "default": ["aes-128-ecb"],
-        },
-        "impls": {
-            "type": "array",
-            "minItems": 1,
-            "uniqueItems": True,
-            "items": {"enum": ["purepy", "numpy"]},
-            "default": ["purepy"],
-            "description": "purepy: Python lists and ints; numpy: "
-            "NumPy arrays (np.vectorize, np.nditer), "
-            "the way a study's own NumPy code runs "
-            "them",
-        },
-        "sets": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string"},
-            "description": "only the files of these input sets (names "
-            "under inputs); default: every input",
-        },
+            ["aes-128-ecb"],
+        ),
+        "impls": axis(
+            {"enum": [NAME, "numpy"]},
+            [NAME],
+            uniqueItems=True,
+            description="purepy: Python lists and ints; numpy: NumPy arrays "
+            "(np.vectorize, np.nditer), the way a study's own NumPy code runs them",
+        ),
+        "sets": axis(
+            "string",
+            description="only the files of these input sets (names under inputs); "
+            "default: every input",
+        ),
     },
-}
+    description="ciphers in pure Python, one block at a time with S-box tables, as a "
+    "study's own code (aes-purepy)",
+)
 
 BACKEND = Backend(
     name=NAME,

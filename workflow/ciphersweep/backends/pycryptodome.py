@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ciphersweep.backends.base import Backend
+from ciphersweep.backends.base import Backend, axis, section
 
 NAME = "pycryptodome"
 
@@ -18,36 +18,22 @@ def _impls_for(cipher: str, cfg: Mapping[str, Any]) -> list[str]:
 
 
 # backends.pycryptodome in a campaign file (the JSON Schema of its section)
-CONFIG: dict[str, Any] = {
-    "type": ["object", "null"],
-    "additionalProperties": False,
-    "description": "the PyCryptodome library timed in-process (aes-pycryptodome)",
-    "properties": {
-        "ciphers": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string"},
-            "default": ["aes-128-cbc"],
-        },
-        "impls": {
-            "type": "array",
-            "minItems": 1,
-            "uniqueItems": True,
-            "items": {"enum": ["pycryptodome", "portable"]},
-            "default": ["pycryptodome"],
-            "description": "the AES code: pycryptodome, the "
-            "library's own choice (AES-NI or ARMv8 "
-            "Crypto Extensions where the CPU has "
-            "them, as AES.new(key, mode) runs); "
-            "portable, AES.new(..., use_aesni=False), "
-            "its portable C code. Each AES cipher "
-            "runs once per impl, every other cipher "
-            "(one path) once, as pycryptodome; the "
-            "record's aes_path names the code that "
-            "ran\n",
-        },
+CONFIG = section(
+    {
+        "ciphers": axis("string", ["aes-128-cbc"]),
+        "impls": axis(
+            {"enum": [NAME, "portable"]},
+            [NAME],
+            uniqueItems=True,
+            description="the AES code: pycryptodome, the library's own choice (AES-NI "
+            "or ARMv8 Crypto Extensions where the CPU has them, as AES.new(key, mode) "
+            "runs); portable, AES.new(..., use_aesni=False), its portable C code. Each "
+            "AES cipher runs once per impl, every other cipher (one path) once, as "
+            "pycryptodome; the record's aes_path names the code that ran",
+        ),
     },
-}
+    description="the PyCryptodome library timed in-process (aes-pycryptodome)",
+)
 
 BACKEND = Backend(
     name=NAME,
