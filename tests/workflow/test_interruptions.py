@@ -226,8 +226,8 @@ def _run_interrupted(
         return Interrupted(out, rc, before)
     _kernels(tmp)
     what = {
-        # while Snakemake plans the run: the first raw file judged
-        "planning": "call:ciphersweep.verdict.admission.replan",
+        # while Snakemake plans the run: the first point asked why it is measured
+        "planning": "call:ciphersweep.verdict.admission.pending",
         "gather": "write:/summary.csv",
         "tables": "write:/tables/time.csv",
         "report": "write:/report.html",

@@ -56,7 +56,7 @@ C = cs_model.Campaign(
     cs_model.Place(PROJECT, Path.cwd(), dict(os.environ), sys.executable),
     say=say,
     main=RUN.main,
-    touch=RUN.touch,
+    touch=lambda: cs_seams.touching(workflow),
 )
 RES = C.res
 

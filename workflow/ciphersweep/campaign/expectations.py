@@ -313,7 +313,7 @@ class Expectations:
         parameters (not for --list or --lint); the points that run again are named
         then, in the main process's log (``self.say``)."""
         if self.main and self.say is not None:
-            self.plan_report(self.say, self.touch)
+            self.plan_report(self.say, self.touch())
         text = "\n".join(f"{p} {self.attempt(p)}" for p in sorted(self.points))
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,10 +69,11 @@ class Campaign(Expectations):
         place: Place,
         say: Say | None = None,
         main: bool = False,
-        touch: bool = False,
+        touch: Callable[[], bool] = lambda: False,
     ) -> None:
         """``say(level, message, extra)``: the run's log; ``main``: the run's main
-        process (where the plan is reported); ``touch``: a --touch run."""
+        process (where the plan is reported); ``touch()``: whether this is a --touch
+        run (asked when the plan is reported)."""
         self.cfg = cfg
         self.place = place
         self.say = say

@@ -9,7 +9,8 @@ interface gives them, so each is read here and nowhere else, with why:
   process Snakemake starts (Slurm jobs parse the workflow again).
 * ``workflow.local_exec``: the preflight's memory check holds for points that run on
   this machine, not on a cluster's nodes.
-* ``workflow.touch``: a ``--touch`` run measures nothing; the plan says so.
+* ``workflow.touch``: a ``--touch`` run measures nothing; the plan says so (known
+  once the DAG is built, not while the workflow is parsed).
 * ``workflow.persistence.path``: the run names itself beside Snakemake's own lock
   (ciphersweep.campaign.lock), so that a run killed outright can be told from a live one.
 * ``workflow.global_resources`` / ``register_resource``: benchmark jobs never overlap
@@ -36,7 +37,6 @@ class Run:
 
     main: bool  # the process the user started
     local: bool  # jobs run on this machine
-    touch: bool  # --touch: jobs are marked done, nothing is measured
 
 
 def run_facts(workflow: Any) -> Run:
@@ -44,8 +44,13 @@ def run_facts(workflow: Any) -> Run:
     return Run(
         main=bool(workflow.is_main_process),
         local=bool(workflow.local_exec),
-        touch=bool(workflow.touch),
     )
+
+
+def touching(workflow: Any) -> bool:
+    """A --touch run: jobs are marked done, nothing is measured (ask when a job's
+    parameters are worked out: while the workflow is parsed it is not set yet)."""
+    return bool(workflow.touch)
 
 
 def lock_dir(workflow: Any) -> Path:
