@@ -60,6 +60,34 @@ def test_unsupported_cpu_is_asked_once_per_machine_state(machine: Path) -> None:
     assert asked(machine) == 3
 
 
+# likwid-perfctr 5.2 without the msr module loaded (rc 1)
+NO_MSR = (
+    "echo 'ERROR - [./src/access_x86_msr.c:access_x86_msr_init:98] Cannot get access "
+    "to MSRs. Please check permissions to the MSRs' >&2\nexit 1\n"
+)
+
+
+def test_no_msr_access_is_kept_while_the_access_stays_the_same(
+    machine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No access to the MSRs lasts as long as what decides it: the msr module loaded
+    (its device appears) or its permissions changed, likwid is asked again."""
+    monkeypatch.setattr(likwid_memo, "MSR_DEVICE", tmp_path / "dev-cpu-0-msr")
+    stand_in(machine, NO_MSR)
+    first = likwid_memo.checked([0], 5.0)
+    assert first.reason.startswith("likwid: no access to MSRs")
+    assert likwid_memo.checked([0], 5.0).reason == first.reason
+    assert asked(machine) == 1
+    device = tmp_path / "dev-cpu-0-msr"
+    device.write_text("")  # modprobe msr
+    likwid_memo.checked([0], 5.0)
+    assert asked(machine) == 2
+    device.chmod(0o666)  # a udev rule opens it to users
+    likwid_memo.checked([0], 5.0)
+    likwid_memo.checked([0], 5.0)
+    assert asked(machine) == 3
+
+
 def test_passing_failures_are_asked_every_time(machine: Path) -> None:
     stand_in(machine, BUSY)
     for _ in range(2):

@@ -7,8 +7,13 @@ and asked again. Two answers cannot change until the machine reboots or likwid i
 replaced: *unsupported CPU* and *no ENERGY group for this CPU*. Those are kept in a
 small file per machine state, under ``$XDG_CACHE_HOME/ciphersweep/likwid`` (default
 ``~/.cache``), named by a hash of what the answer depends on: the host name and boot
-id, the user, likwid-perfctr's path and file identity, the cores asked about. Any other
-answer (usable, a timeout, counters in use, no MSR access) is asked afresh every time.
+id, the user, likwid-perfctr's path and file identity, the cores asked about, and the
+access likwid needs (the MSR device files, whether the kernel exposes hardware perf
+events and its perf_event_paranoid). Two more answers last as long as that access is
+the same, and are kept too: *no access to MSRs* and *no access to hardware perf
+events* (loading the msr module, a udev rule or a sysctl changes the key, and likwid
+is asked again). Any other answer (usable, a timeout, counters in use) is asked afresh
+every time.
 A cache that cannot be read or written is passed over: likwid is then simply asked.
 """
 
@@ -23,19 +28,22 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ciphersweep.core.atomic import write_text
+from ciphersweep.job.energy.classify import hardware_perf_events, perf_event_paranoid
 from ciphersweep.job.energy.likwid import check_likwid
 from ciphersweep.job.energy.source import LIKWID_GROUP, SourceCheck
 
-LASTING = ("likwid: unsupported CPU", f"likwid: no {LIKWID_GROUP} group for this CPU")
+LASTING = (
+    "likwid: unsupported CPU",
+    f"likwid: no {LIKWID_GROUP} group for this CPU",
+    # (while the access facts in the key stay the same)
+    "likwid: no access to MSRs",
+    "likwid: no access to hardware perf events",
+)
+MSR_DEVICE = Path("/dev/cpu/0/msr")
 # Answers that hold for every core of the machine while a run lasts (the lasting ones,
 # and no access to the MSRs or perf events, or no likwid-perfctr at all): a process
 # that asked about one set of cores does not ask again for another
-MACHINE_WIDE = (
-    *LASTING,
-    "likwid: no access to MSRs",
-    "likwid: no access to hardware perf events",
-    "likwid: likwid-perfctr not installed",
-)
+MACHINE_WIDE = (*LASTING, "likwid: likwid-perfctr not installed")
 
 
 def machine_wide(check: SourceCheck) -> bool:
@@ -72,8 +80,24 @@ def machine_key(exe: str, cores: Sequence[int]) -> str | None:
         os.path.realpath(path),
         f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}",
         ",".join(str(int(c)) for c in cores),
+        *access_facts(),
     ]
     return hashlib.sha256("\n".join(facts).encode()).hexdigest()[:32]
+
+
+def access_facts() -> list[str]:
+    """What likwid's access to the counters depends on: the MSR device (present, its
+    mode and owner), the kernel's hardware perf events and perf_event_paranoid."""
+    try:
+        st = os.stat(MSR_DEVICE)
+        msr = f"msr {st.st_mode:o} {st.st_uid}:{st.st_gid}"
+    except OSError:
+        msr = "no msr device"
+    return [
+        msr,
+        f"perf events {hardware_perf_events()}",
+        f"paranoid {perf_event_paranoid()}",
+    ]
 
 
 def recall(key: str) -> SourceCheck | None:
