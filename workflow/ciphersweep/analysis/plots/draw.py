@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -36,18 +38,34 @@ def write_plots(
     summary_csv: str,
     outdir: str,
     log: str | None = None,
+    workers: int = 1,
 ) -> list[Path]:
-    """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG."""
+    """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG; with
+    ``workers`` > 1, the plots drawn side by side in that many forked processes."""
     ctx = Context(cfg, points, pd.read_csv(summary_csv))
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     names = plot_names(cfg, points)
     written = [out / f"{name}.{ext}" for name in names for ext in FORMATS]
+    n = len(FORMATS)
     with replacing(written) as tmps:  # every plot file or none
-        for i, name in enumerate(names):
-            save_figure(
-                PLOTTERS[name](ctx), tmps[i * len(FORMATS) : (i + 1) * len(FORMATS)]
-            )
+        jobs = [(ctx, name, tmps[i * n : (i + 1) * n]) for i, name in enumerate(names)]
+        if workers < 2 or len(jobs) < 2:
+            for job in jobs:
+                _draw(job)
+        else:
+            # forked: the children have matplotlib and pandas imported already (the
+            # process that draws has no threads of its own to fork)
+            fork = multiprocessing.get_context("fork")
+            workers = min(workers, len(jobs))
+            with ProcessPoolExecutor(workers, mp_context=fork) as pool:
+                list(pool.map(_draw, jobs))
     if log:
         Path(log).write_text("\n".join(str(p) for p in written) + "\n")
     return written
+
+
+def _draw(job: tuple[Context, str, Sequence[Path]]) -> None:
+    """One plot, written to each of its files."""
+    ctx, name, paths = job
+    save_figure(PLOTTERS[name](ctx), paths)

@@ -68,7 +68,7 @@ def main() -> int:
 
     args = pickle.loads(sys.stdin.buffer.read())
     try:
-        written = draw.write_plots(*args)
+        written = draw.write_plots(*args, workers=min(4, os.cpu_count() or 1))
     except OSError as exc:
         oserror = [exc.errno, exc.strerror or str(exc), exc.filename]
         print(json.dumps({"oserror": oserror}))
