@@ -67,6 +67,7 @@ def pytest_runtest_logstart(nodeid: str, location: tuple) -> None:
 # whatever waits behind a long module waits as long. A run in one process keeps
 # pytest's own order.
 MODULE_SECONDS = {
+    "tests/workflow/test_fresh_build.py": 40,
     "tests/slurm/test_slurm_recovery.py": 360,
     "tests/slurm/test_multinode.py": 330,
     "tests/slurm/test_slurm_cluster.py": 310,
