@@ -11,21 +11,9 @@ import pytest
 from ciphersweep.job import runner
 from ciphersweep.job.spec import RunSpec
 from ciphersweep.plan import fingerprint as cs_fp
-from ciphersweep.plan.sweep import Point
-from support import KERNELS
+from support import KERNELS, make_point
 
-POINT = Point(
-    backend="seq",
-    impl="ref",
-    mode="ctr",
-    op="encrypt",
-    cipher="aes-128-ctr",
-    size_bytes=3000,
-    size_label="3000B",
-    input_name="3000B",
-    input_path=None,
-    seed=7,
-)
+POINT = make_point("3000B", impl="ref", seed=7)
 
 
 def _spec(tmp: Path, generator: list[str]) -> RunSpec:
