@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import psutil
 import pytest
 from ciphersweep.analysis import plots
+from ciphersweep.analysis.plots import drawing as drawing_module
 from ciphersweep.analysis.plots import legend, parts, speedup, style, timing
+from ciphersweep.analysis.plots.drawing import DrawingError
 from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.plan.sweep import Point
@@ -298,16 +303,84 @@ def test_the_first_files_layout_is_kept_for_the_others(tmp_path: Path) -> None:
     assert fresh.axes[0].get_position().bounds == pytest.approx(laid_out)
 
 
-def test_drawn_apart_errors_come_back_as_they_were(tmp_path: Path) -> None:
-    """The plots are drawn in a process of their own: a system error there is the
-    same OSError here (the console names the file), any other failure one line."""
+def test_drawing_process_writes_every_plot_as_drawn_here(tmp_path: Path) -> None:
+    """The run's drawing process (its children side by side) writes the same files
+    as drawing here, one after another; two rules asking at once both get theirs."""
     cfg, pts, summary = _campaign()
     summary.to_csv(tmp_path / "summary.csv", index=False)
-    blocked = tmp_path / "plots"
-    blocked.write_text("a file where the plots' folder goes")
-    with pytest.raises(OSError) as err:
-        plots.write_plots(cfg, pts, str(tmp_path / "summary.csv"), str(blocked))
-    assert err.value.filename == str(blocked)
-    (tmp_path / "empty.csv").write_text("")
-    with pytest.raises(RuntimeError, match="drawing the plots failed.*EmptyDataError"):
-        plots.write_plots(cfg, pts, str(tmp_path / "empty.csv"), str(tmp_path))
+    here = plots.write_plots(
+        cfg, pts, str(tmp_path / "summary.csv"), str(tmp_path / "a")
+    )
+    drawing = plots.Drawing()
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            apart = list(
+                pool.map(
+                    lambda d: plots.write_plots(
+                        cfg, pts, str(tmp_path / "summary.csv"), str(d), None, drawing
+                    ),
+                    [tmp_path / "b", tmp_path / "c"],
+                )
+            )
+    finally:
+        drawing.close()
+    names = [p.name for p in here]
+    assert len(names) == len(plots.plot_names(cfg, pts)) * len(plots.FORMATS)
+    for written in apart:
+        assert [p.name for p in written] == names
+        for a, b in zip(here, written):
+            if a.suffix == ".svg":  # no date, no randomness: the same drawing
+                assert a.read_bytes() == b.read_bytes()
+            assert b.stat().st_size > 0
+
+
+def test_drawing_process_errors_come_back_as_they_were() -> None:
+    """A system error in the drawing process is the same OSError here (the console
+    names its file); any other exception comes back as itself, from the traceback it
+    had there; the process ending without an answer is one line, and the next request
+    starts a new one."""
+    drawing = plots.Drawing()
+    try:
+        with pytest.raises(FileNotFoundError) as err:
+            drawing.map("os", "listdir", ["/no/such/folder", "/"])
+        assert err.value.filename == "/no/such/folder"
+        assert "Traceback" in str(err.value.__cause__)  # where it failed, there
+        with pytest.raises(ValueError, match="invalid literal"):
+            drawing.map("builtins", "int", ["twelve"])
+        with pytest.raises(DrawingError, match=r"drawing process ended \(exit 3\)"):
+            drawing.map("os", "_exit", [3])
+        assert drawing.map("math", "sqrt", [4.0, 9.0]) == [2.0, 3.0]
+    finally:
+        drawing.close()
+
+
+def test_drawing_children_end_with_the_drawing_process() -> None:
+    """Killed outright, the drawing process takes its children with it: none is left
+    behind holding its pipes; the next request starts a new one."""
+    drawing = plots.Drawing()
+    try:
+        drawing.map("math", "sqrt", [4.0, 9.0])
+        server = psutil.Process(drawing._proc.pid)  # the process this test kills
+        children = server.children()
+        assert len(children) == min(drawing_module.MOST_CHILDREN, os.cpu_count() or 1)
+        server.kill()
+        _, alive = psutil.wait_procs(children, timeout=30)
+        assert alive == []
+        assert drawing.map("math", "sqrt", [1.0, 4.0]) == [1.0, 2.0]
+    finally:
+        drawing.close()
+
+
+class _Picky(Exception):
+    def __init__(self, what: str, why: str) -> None:
+        super().__init__(f"{what}: {why}")
+
+
+def test_an_exception_that_cannot_travel_is_said() -> None:
+    """An exception whose constructor takes other arguments than its ``args`` would not
+    come back from a pickle: it comes back as a RuntimeError that says it."""
+    said = drawing_module._travelling(_Picky("plot", "no data"))
+    assert isinstance(said, RuntimeError)
+    assert str(said) == "_Picky: plot: no data"
+    kept = OSError(2, "No such file or directory", "/x")
+    assert drawing_module._travelling(kept) is kept

@@ -10,7 +10,6 @@ from ciphersweep.analysis import compare as cs_compare
 from ciphersweep.analysis import plots as cs_plots
 from ciphersweep.analysis import report as cs_report
 from ciphersweep.analysis.tables import registry as cs_registry
-from ciphersweep.verdict import records as cs_records
 
 
 localrules:
@@ -47,15 +46,7 @@ rule gather:
         judge_code=lambda wildcards: C.judge_code(),
         basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
-        cs_console.write_step(
-            output,
-            cs_records.gather_files,
-            C.raw_files,
-            C.point_list,
-            output,
-            log[0],
-            C.expected_all(),
-        )
+        cs_console.write_step(output, C.gather, output, log[0])
 
 
 rule tables:
@@ -111,6 +102,7 @@ rule plots:
             input.summary,
             f"{RES}/plots",
             log[0],
+            C.drawing,
         )
 
 

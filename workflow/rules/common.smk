@@ -135,6 +135,7 @@ def campaign_summary(ok):
     """Log the end-of-campaign summary (printed by the console plugin as it is); the
     process then ends when its work does (ciphersweep.campaign.ending). A finished
     campaign that measured nothing ends with that line and exit status 1."""
+    C.drawing.close()
     signame = cs_hangup.received()
     if signame:  # an interrupted run: one line
         line = cs_hangup.interrupted_line(signame, f"during campaign {C.name}")

@@ -64,7 +64,9 @@ rule history:
         min_change=C.history["min_change"],
         basis=CAPTION_BASIS,  # for the captions (workflow/report)
     run:
-        history_step(output, cs_history.write_history, C.cfg, output, log[0])
+        history_step(
+            output, cs_history.write_history, C.cfg, output, log[0], C.drawing
+        )
         warn(C.inconclusive_warnings(output.regressions_csv))
 
 

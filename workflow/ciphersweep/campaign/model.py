@@ -38,6 +38,7 @@ from ciphersweep.plan import resources as cs_resources
 from ciphersweep.plan import sweep as cs_sweep
 from ciphersweep.plan import user_kernels as cs_user
 from ciphersweep.plan.sweep import Point
+from ciphersweep.verdict import records as cs_records
 
 # Tables with a report section of their own: name -> (caption file, category); the
 # others are in tables.rst's "Tables".
@@ -117,6 +118,10 @@ class Campaign(Expectations):
         self.raw_files = [self.raw_file(pid) for pid in self.points]
         self.report_file = f"{self.res}/report.html"
         self.history = cfg["history"]
+        # the run's drawing process (ciphersweep.analysis.plots.drawing): every plot of
+        # the run is drawn there; started as the records are gathered (nothing runs
+        # until then), ended with the run
+        self.drawing = cs_plots.Drawing()
 
     # ------------------------------------------------------------------ where
     def pack_file(self, name: str) -> str:
@@ -230,6 +235,15 @@ class Campaign(Expectations):
         """The busy checks of this process's bench jobs (local runs: every pack; a
         Slurm job step: its own), made when the first pack runs."""
         return cs_busy.Monitor()
+
+    def gather(self, output: Any, log: str | None) -> None:
+        """The ``gather`` rule: every point's records judged and gathered
+        (:func:`ciphersweep.verdict.records.gather_files`); the drawing process starts
+        meanwhile, so that matplotlib is imported while they are."""
+        self.drawing.start()
+        cs_records.gather_files(
+            self.raw_files, self.point_list, output, log, self.expected_all()
+        )
 
     def point_done(self, pid: str, summary: dict[str, Any]) -> None:
         """A point of a bench job has its records: one line for the console."""

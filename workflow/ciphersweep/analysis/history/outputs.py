@@ -21,6 +21,7 @@ from typing import Any
 
 import pandas as pd
 
+from ciphersweep.analysis.plots.drawing import Drawing
 from ciphersweep.analysis.render import render_latex, render_markdown
 from ciphersweep.analysis.tables.model import Table
 from ciphersweep.core import stats, wording
@@ -278,11 +279,15 @@ def regressions_table(rows: Sequence[Mapping[str, Any]]) -> Table:
 
 
 def write_history(
-    cfg: Mapping[str, Any], output: Any, log: str | None = None
+    cfg: Mapping[str, Any],
+    output: Any,
+    log: str | None = None,
+    drawing: Drawing | None = None,
 ) -> list[dict[str, Any]]:
     """The ``history`` rule: tables (CSV, Markdown, LaTeX) and trend plots of this
     campaign's runs in the store (``output``: history_csv, history_md, history_tex,
-    regressions_csv, regressions_md, regressions_tex, plots)."""
+    regressions_csv, regressions_md, regressions_tex, plots; the plots drawn by the
+    run's ``drawing`` process, :mod:`ciphersweep.analysis.plots.drawing`)."""
     frame = store.read(store_path(cfg), campaign=str(cfg["campaign"]))
     hist = cfg.get("history", {})
     rows = regress.regressions(
@@ -302,7 +307,7 @@ def write_history(
         )
         tmp[4].write_text(render_markdown(regressions_table(rows)))
         tmp[5].write_text(render_latex(regressions_table(rows)))
-    trends.write(frame, list(output.plots))
+    trends.write(frame, list(output.plots), drawing)
     if log:
         counts = {v: sum(r["verdict"] == v for r in rows) for v in regress.VERDICTS}
         Path(log).write_text(

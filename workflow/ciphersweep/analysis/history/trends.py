@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ciphersweep.analysis.plots.catalog import FORMATS
+from ciphersweep.analysis.plots.drawing import Drawing, call
 from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.plots.legend import place
 from ciphersweep.analysis.plots.titles import title
@@ -82,6 +83,8 @@ def _nan(v: Any) -> bool:
 
 
 def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) -> None:
+    from ciphersweep.analysis.plots import style  # matplotlib: see plot()
+
     machines = sorted(str(m) for m in cells["machine"].dropna().unique())
     prefix = f"{backend}-"
     for ci, (point, per_point) in enumerate(cells.groupby("point", sort=True)):
@@ -112,7 +115,7 @@ def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) ->
                 label=label,
             )
     title(ax, backend)
-    ax.set_yscale("log")
+    style.log_scale(ax)
     ax.grid(True, which="major", alpha=0.3)
     place(ax, "tables/history.csv", loc="best")
 
@@ -163,8 +166,20 @@ def plot_files(outdir: str | Path) -> list[Path]:
     return [Path(outdir) / f"{NAME}.{ext}" for ext in FORMATS]
 
 
-def write(frame: pd.DataFrame, paths: Sequence[str | Path]) -> None:
-    """The trend plot as every file in ``paths`` (all written, or none)."""
-    fig = plot(frame)
+def write(
+    frame: pd.DataFrame, paths: Sequence[str | Path], drawing: Drawing | None = None
+) -> None:
+    """The trend plot as every file in ``paths`` (all written, or none), drawn by the
+    run's drawing process (``drawing``) or here without one."""
     with replacing(list(paths)) as tmps:
-        save_figure(fig, tmps)
+        job = (frame, list(tmps))
+        if drawing is None:
+            call(__name__, "draw_files", [job])
+        else:
+            drawing.map(__name__, "draw_files", [job])
+
+
+def draw_files(job: tuple[pd.DataFrame, Sequence[Path]]) -> None:
+    """The trend figure of ``job``'s frame written to each of its files."""
+    frame, paths = job
+    save_figure(plot(frame), paths)

@@ -26,11 +26,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ciphersweep.analysis.plots import worker
+import pandas as pd
+
 from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names, words
+from ciphersweep.analysis.plots.drawing import Drawing, call
+from ciphersweep.analysis.tables.model import Context
+from ciphersweep.core.atomic import replacing
 from ciphersweep.plan.sweep import Point
 
-__all__ = ["CAPTIONS", "FORMATS", "plot_names", "words", "write_plots"]
+__all__ = ["CAPTIONS", "FORMATS", "Drawing", "plot_names", "words", "write_plots"]
+
+DRAW = "ciphersweep.analysis.plots.draw"  # the module of the plotters (matplotlib)
 
 
 def write_plots(
@@ -39,11 +45,24 @@ def write_plots(
     summary_csv: str,
     outdir: str,
     log: str | None = None,
+    drawing: Drawing | None = None,
 ) -> list[Path]:
-    """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG
-    (:func:`ciphersweep.analysis.plots.draw.write_plots`), drawn in a Python process of
-    its own (:mod:`ciphersweep.analysis.plots.worker`). The rules' bodies share one
-    interpreter, and drawing, the costliest of them, would hold it while the tables and
-    the history are written; apart, it uses a core of its own. A system error while it
-    writes is raised here as the same OSError."""
-    return worker.draw_apart(cfg, list(points), summary_csv, outdir, log)
+    """The ``plots`` rule: every plot of the campaign as PNG, PDF and SVG, every file
+    or none, drawn side by side by the run's drawing process (``drawing``,
+    :mod:`ciphersweep.analysis.plots.drawing`), or here, one after another, without
+    one. A system error while they are written is raised here as the same OSError."""
+    ctx = Context(cfg, points, pd.read_csv(summary_csv))
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    names = plot_names(cfg, points)
+    written = [out / f"{name}.{ext}" for name in names for ext in FORMATS]
+    n = len(FORMATS)
+    with replacing(written) as tmps:
+        jobs = [(ctx, name, tmps[i * n : (i + 1) * n]) for i, name in enumerate(names)]
+        if drawing is None:
+            call(DRAW, "draw_one", jobs)
+        else:
+            drawing.map(DRAW, "draw_one", jobs)
+    if log:
+        Path(log).write_text("\n".join(str(p) for p in written) + "\n")
+    return written

@@ -118,7 +118,7 @@ def plot_energy(ctx: Context) -> Any:
     ax.set_ylabel("energy (J/MB)")
     title(ax, CAPTIONS["energy_per_mb"][0])
     if drawn:
-        ax.set_yscale("log")
+        style.log_scale(ax)
         style.log_ticks(ax)
         ax.grid(True, which="major", alpha=0.3)
         style.legend(ax)

@@ -114,7 +114,7 @@ def _gpu_panel(ax: Any, pts: list, sizes: Sequence[str]) -> None:
             capsize=3,
             **style.series_style(i),
         )
-    ax.set_yscale("log")
+    style.log_scale(ax)
     style.log_ticks(ax)
     style.size_axis(ax, sizes)
     ax.axhline(1.0, color="k", linestyle="--", linewidth=1)

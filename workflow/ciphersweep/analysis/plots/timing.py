@@ -49,8 +49,8 @@ def plot_time(ctx: Context) -> Any:
                 **style.series_style(i),
             )
             any_wide |= style.hollow(ax, xs, cells, style.series_style(i))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
+        style.log_scale(ax, "x")
+        style.log_scale(ax)
         ax.set_xlabel("data size (bytes)")
         ax.set_ylabel(f"time (s, {ctx.statistic})")
         caption = CAPTIONS["time_vs_size"][0]
@@ -112,7 +112,7 @@ def plot_variants(ctx: Context) -> Any:
         ax.set_xticks(range(len(variants)))
         ax.set_xticklabels(variants, rotation=30)
         ax.set_xlabel("build variant (compiler flags)")
-        ax.set_yscale("log")
+        style.log_scale(ax)
         ax.set_ylabel(f"time at {largest} (s, {ctx.statistic})")
         title(ax, f"{CAPTIONS['time_vs_variant'][0]}, {op}")
         ax.grid(True, which="major", alpha=0.3)
@@ -144,7 +144,7 @@ def plot_throughput(ctx: Context) -> Any:
         ax.plot(xs, [c.value for c in cells], label=label, **style.series_style(i))
         any_wide |= style.hollow(ax, xs, cells, style.series_style(i))
     style.flag_note(fig, any_wide, ctx)
-    ax.set_yscale("log")
+    style.log_scale(ax)
     style.log_ticks(ax)
     style.size_axis(ax, sizes)
     ax.set_ylabel("throughput (MB/s)")
