@@ -57,8 +57,26 @@ if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
 fi
 stage kernels "building the kernels (about 1-2 min)" scripts/build-kernels.sh build/kernels
-stage ctest "C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1 min)" \
-  sh -c 'cd build/kernels && ctest --output-on-failure -j 2'
+# The C tests run beside the linters and pytest's workers (their MPI checks start up to
+# 32 ranks on two cores, mostly waiting for each other, as the Slurm modules wait for
+# their scheduler); their result is waited for before the quiet stage, which has the
+# machine to itself.
+echo "==> C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1 min, beside the next stages)"
+(cd build/kernels && exec ctest --output-on-failure -j 2) >"$logs/ctest.log" 2>&1 &
+ctest_pid=$!
+ctest_t0=$SECONDS
+trap 'kill "$ctest_pid" 2>/dev/null || true' EXIT
+ctest_result() { # the C tests' result, once they have ended
+  local rc=0
+  wait "$ctest_pid" || rc=$?
+  trap - EXIT
+  if [ "$rc" != 0 ]; then
+    echo "==> C tests FAILED (exit $rc); the end of $logs/ctest.log:"
+    tail -n 60 "$logs/ctest.log"
+    exit "$rc"
+  fi
+  echo "==> C tests passed (done $((SECONDS - ctest_t0)) s after they started)"
+}
 stage lint "ruff (check and format) and snakefmt (seconds)" \
   sh -c '.venv/bin/ruff check workflow tests kernels plugins && .venv/bin/ruff format --check workflow tests kernels plugins && .venv/bin/snakefmt --check Snakefile workflow/rules'
 # pytest reports as it goes: each test folder announces itself with what it does and
@@ -75,12 +93,14 @@ pytest=(.venv/bin/pytest -ra --durations=15 --dist loadfile --no-loadscope-reord
 if [ "$workers" = 0 ]; then
   echo "==> pytest in one process (about 45 min on 2 cores; the slowest parts say so when they start)"
   "${pytest[@]}" -n 0 tests "$@"
+  ctest_result
 else
   # The modules marked `quiet` compare timings of separate runs of their own: they run
   # afterwards, in one process, with the machine to themselves (exit status 5: the
   # arguments selected none of them).
   echo "==> pytest in $workers workers (about 13 min on 2 cores; the folders run side by side and announce themselves when they start)"
   "${pytest[@]}" -n "$workers" -m "not quiet" tests "$@"
+  ctest_result
   echo "==> pytest, the tests that compare timings between runs, alone (about 1 min)"
   # Without arguments, only the modules that mark tests quiet are collected: collecting
   # the whole tree costs this stage seconds while the machine waits for it alone.
