@@ -123,6 +123,21 @@ def test_time_has_error_bars_and_distinct_styles(ctx: tables.Context) -> None:
     assert all(c.has_yerr for c in ax.containers)
 
 
+def test_decade_labels_are_plain_text(ctx: tables.Context) -> None:
+    """The time plot's log axes label their decades as plain text (``10⁻³``), the
+    ticks matplotlib's own log formatter labels, without its mathtext."""
+    fig = timing.plot_time(ctx)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    labels = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert labels and not any("$" in s for s in labels)
+    assert any("⁻" in s for s in labels)  # seconds below one: negative powers
+    assert style.plain_label(r"$\mathdefault{10^{-3}}$") == "10⁻³"
+    assert style.plain_label(r"$\mathdefault{2\times10^{12}}$") == "2×10¹²"
+    assert style.plain_label(r"$\mathdefault{0.5}$") == "0.5"
+    assert style.plain_label("1 KiB") == "1 KiB"
+
+
 def test_cuda_copy_is_a_stacked_bar_per_size(ctx: tables.Context) -> None:
     ax = parts.plot_cuda_copy(ctx).axes[0]
     bars = ax.containers
