@@ -57,14 +57,13 @@ if command -v ccache >/dev/null; then
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CUDA_COMPILER_LAUNCHER=ccache
 fi
 stage kernels "building the kernels (about 1-2 min)" scripts/build-kernels.sh build/kernels
-# The C tests run beside the linters and pytest's workers (their MPI checks start up to
-# 32 ranks on two cores, mostly waiting for each other, as the Slurm modules wait for
-# their scheduler); their result is waited for before the quiet stage, which has the
-# machine to itself.
+# The C tests run beside the linters and pytest (their MPI checks start up to 32 ranks
+# on two cores, mostly waiting for each other, as the Slurm modules wait for their
+# scheduler), niced: pytest's workers collecting the tests come first. Their result is
+# waited for before the quiet stage, which has the machine to itself.
 echo "==> C tests: known answers, OpenSSL cross-checks, ARM builds under qemu (about 1 min, beside the next stages)"
-(cd build/kernels && exec ctest --output-on-failure -j 2) >"$logs/ctest.log" 2>&1 &
+(cd build/kernels && exec nice -n 10 ctest --output-on-failure -j 2) >"$logs/ctest.log" 2>&1 &
 ctest_pid=$!
-ctest_t0=$SECONDS
 trap 'kill "$ctest_pid" 2>/dev/null || true' EXIT
 ctest_result() { # the C tests' result, once they have ended
   local rc=0
@@ -75,7 +74,7 @@ ctest_result() { # the C tests' result, once they have ended
     tail -n 60 "$logs/ctest.log"
     exit "$rc"
   fi
-  echo "==> C tests passed (done $((SECONDS - ctest_t0)) s after they started)"
+  echo "==> C tests passed ($(grep -o 'Total Test time (real) = .*' "$logs/ctest.log" || echo "$logs/ctest.log"))"
 }
 stage lint "ruff (check and format) and snakefmt (seconds)" \
   sh -c '.venv/bin/ruff check workflow tests kernels plugins && .venv/bin/ruff format --check workflow tests kernels plugins && .venv/bin/snakefmt --check Snakefile workflow/rules'
