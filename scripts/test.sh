@@ -97,7 +97,7 @@ else
   # The modules marked `quiet` compare timings of separate runs of their own: they run
   # afterwards, in one process, with the machine to themselves (exit status 5: the
   # arguments selected none of them).
-  echo "==> pytest in $workers workers (about 13 min on 2 cores; the folders run side by side and announce themselves when they start)"
+  echo "==> pytest in $workers workers (about 11 min on 2 cores; the folders run side by side and announce themselves when they start)"
   "${pytest[@]}" -n "$workers" -m "not quiet" tests "$@"
   ctest_result
   echo "==> pytest, the tests that compare timings between runs, alone (about 1 min)"
