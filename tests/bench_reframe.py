@@ -17,7 +17,7 @@ local scheduler, max_jobs 1), and measures, each side in a fresh scratch directo
    campaign and of the same campaign over 16 sizes (80 points), slope per side.
 
 Each is measured in two conditions, one table each: quiet, and loaded (--busy N CPU-bound
-processes, default 2, competing with both sides for the whole measurement, as on a shared
+processes, default 2, each in a session of its own, competing with both sides for the whole measurement, as on a shared
 login or CI node); --conditions picks one.
 
 The two sides alternate (ReFrame, ciphersweep, ReFrame, ciphersweep, ...) and every
@@ -305,8 +305,18 @@ BUSY_LOOP = "while True: pass"
 
 @contextlib.contextmanager
 def busy(n: int):
-    """``n`` CPU-bound processes competing with both sides while the block runs."""
-    procs = [subprocess.Popen([sys.executable, "-c", BUSY_LOOP]) for _ in range(n)]
+    """``n`` CPU-bound processes competing with both sides while the block runs, each
+    in a session of its own, as another user's processes on a shared node are. Where
+    the kernel groups tasks by session for scheduling (``sched_autogroup_enabled``),
+    load started in this script's own session would share a group with everything
+    either tool leaves in it, and compete with those processes task by task; ReFrame
+    starts each test in a new session (its local scheduler), ciphersweep keeps its
+    kernels in the run's own: such load would weigh on one tool's kernels and not on
+    the other's."""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", BUSY_LOOP], start_new_session=True)
+        for _ in range(n)
+    ]
     try:
         yield procs
     finally:
