@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import json
 import math
+import os
 from pathlib import Path
 
 import bench_reframe as br
@@ -173,12 +174,15 @@ def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
 
 def test_the_loaded_condition_runs_its_busy_processes_and_ends_them() -> None:
     """--conditions loaded: N CPU-bound processes run while both sides are measured,
+    each in a session of its own (not the bench's, which ciphersweep's kernels share),
     and none is left once the measurement ends (also when it fails)."""
     import psutil
 
     with br.busy(2) as procs:
         kids = [psutil.Process(p.pid) for p in procs]
         assert len(kids) == 2 and all(k.is_running() for k in kids)
+        sessions = {os.getsid(p.pid) for p in procs}
+        assert sessions == {p.pid for p in procs} and os.getsid(0) not in sessions
     assert all(p.poll() is not None for p in procs)  # ended and reaped
     try:
         with br.busy(1) as procs:
