@@ -176,10 +176,12 @@ def _travelling(exc: Exception) -> Exception:
 
 def _child(answers: int, parent: int) -> None:
     """A drawing child as it starts: it writes no answers (its parent does), and it
-    ends with its parent, even one killed outright (Linux's parent-death signal)."""
+    ends with its parent, even one killed outright (Linux's parent-death signal;
+    without it, elsewhere, a child may outlive a parent killed outright)."""
     os.close(answers)
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
+    if prctl is not None:  # Linux
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the signal was asked for
         os._exit(0)
 
