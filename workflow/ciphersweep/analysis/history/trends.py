@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from ciphersweep.analysis.plots.catalog import FORMATS
-from ciphersweep.analysis.plots.drawing import Drawing, call
+from ciphersweep.analysis.plots.drawing import Drawing, draw_jobs
 from ciphersweep.analysis.plots.files import save_figure
 from ciphersweep.analysis.plots.legend import place
 from ciphersweep.analysis.plots.titles import title
@@ -172,11 +172,7 @@ def write(
     """The trend plot as every file in ``paths`` (all written, or none), drawn by the
     run's drawing process (``drawing``) or here without one."""
     with replacing(list(paths)) as tmps:
-        job = (frame, list(tmps))
-        if drawing is None:
-            call(__name__, "draw_files", [job])
-        else:
-            drawing.map(__name__, "draw_files", [job])
+        draw_jobs(drawing, __name__, "draw_files", [(frame, list(tmps))])
 
 
 def draw_files(job: tuple[pd.DataFrame, Sequence[Path]]) -> None:

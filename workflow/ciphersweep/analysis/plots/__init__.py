@@ -29,7 +29,7 @@ from typing import Any
 import pandas as pd
 
 from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names, words
-from ciphersweep.analysis.plots.drawing import Drawing, call
+from ciphersweep.analysis.plots.drawing import Drawing, draw_jobs
 from ciphersweep.analysis.tables.model import Context
 from ciphersweep.core.atomic import replacing
 from ciphersweep.plan.sweep import Point
@@ -59,10 +59,7 @@ def write_plots(
     n = len(FORMATS)
     with replacing(written) as tmps:
         jobs = [(ctx, name, tmps[i * n : (i + 1) * n]) for i, name in enumerate(names)]
-        if drawing is None:
-            call(DRAW, "draw_one", jobs)
-        else:
-            drawing.map(DRAW, "draw_one", jobs)
+        draw_jobs(drawing, DRAW, "draw_one", jobs)
     if log:
         Path(log).write_text("\n".join(str(p) for p in written) + "\n")
     return written

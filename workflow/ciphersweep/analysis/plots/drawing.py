@@ -72,6 +72,16 @@ def call(module: str, function: str, jobs: Sequence[Any]) -> list[Any]:
     return [fn(job) for job in jobs]
 
 
+def draw_jobs(
+    drawing: Drawing | None, module: str, function: str, jobs: Sequence[Any]
+) -> list[Any]:
+    """THE way a step draws: ``module.function(job)`` for each job, in the run's
+    ``drawing`` process, or here (:func:`call`) without one."""
+    if drawing is None:
+        return call(module, function, jobs)
+    return drawing.map(module, function, jobs)
+
+
 class Drawing:
     """A run's drawing process, started once, closed by :meth:`close` (or when the run
     ends). Thread-safe: the rules that draw may ask at once; one request is served at a
