@@ -318,6 +318,17 @@ def test_the_first_files_layout_is_kept_for_the_others(tmp_path: Path) -> None:
     assert fresh.axes[0].get_position().bounds == pytest.approx(laid_out)
 
 
+def test_the_same_plot_gives_the_same_svg_bytes(tmp_path: Path) -> None:
+    """An SVG written twice from the same data is the same file (no date, and clip
+    path ids that do not come from the run's object ids)."""
+    cfg, pts, summary = _campaign()
+    summary.to_csv(tmp_path / "summary.csv", index=False)
+    a = plots.write_plots(cfg, pts, str(tmp_path / "summary.csv"), str(tmp_path / "a"))
+    b = plots.write_plots(cfg, pts, str(tmp_path / "summary.csv"), str(tmp_path / "b"))
+    svgs = [(x, y) for x, y in zip(a, b) if x.suffix == ".svg"]
+    assert svgs and all(x.read_bytes() == y.read_bytes() for x, y in svgs)
+
+
 def test_drawing_process_writes_every_plot_as_drawn_here(tmp_path: Path) -> None:
     """The run's drawing process (its children side by side) writes the same files
     as drawing here, one after another; two rules asking at once both get theirs."""
