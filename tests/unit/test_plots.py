@@ -387,6 +387,8 @@ def test_drawing_children_end_with_the_drawing_process() -> None:
     try:
         drawing.map("math", "sqrt", [4.0, 9.0])
         server = psutil.Process(drawing._proc.pid)  # the process this test kills
+        # a session of its own: the terminal's Ctrl-C never reaches it, even at start
+        assert os.getsid(server.pid) == server.pid != os.getsid(0)
         children = server.children()
         assert len(children) == min(drawing_module.MOST_CHILDREN, os.cpu_count() or 1)
         server.kill()

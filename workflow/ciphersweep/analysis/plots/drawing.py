@@ -143,6 +143,10 @@ class Drawing:
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 env=env,
+                # a session of its own: a Ctrl-C or hang-up of the run's terminal never
+                # reaches it, even while it starts (the run decides how it ends; it
+                # ends when its input closes)
+                start_new_session=True,
             )
         return self._proc
 
