@@ -146,18 +146,27 @@ def test_without_a_plan_the_progress_counts_bench_jobs() -> None:
 
 
 def test_a_dry_run_is_a_summary_and_verbose_lists_every_point() -> None:
-    """A dry run without --verbose shows the plan summary and Snakemake's counts, not a
-    block per job nor a line per point; with --verbose (or -p) it shows both."""
+    """A dry run without --verbose shows the plan summary, Snakemake's counts once and
+    its reasons per rule, not its run header, a block per job nor a line per point;
+    with --verbose (or -p) it shows all of them as Snakemake words them."""
+    reasons = (
+        "Reasons:\n    (check individual jobs above for details)\n"
+        "    output files have to be generated:\n        bench"
+    )
     records = [
+        _rec(LogEvent.WORKFLOW_STARTED, msg="SNAKEMAKE header"),
         _rec(None, msg="ciphersweep: why: 3 no records", ciphersweep="plan_summary"),
         _rec(
             None,
             msg="ciphersweep: to measure: seq-a (no records)",
             ciphersweep="pending",
         ),
+        _rec(LogEvent.RUN_INFO, msg="Job stats: bench 1", stats={"bench": 1}),
         _rec(LogEvent.JOB_INFO, msg="rule bench:", input=["a"]),
         _rec(LogEvent.SHELLCMD, msg="Shell command: x", shellcmd="x"),
+        # Snakemake counts the jobs again after listing them
         _rec(LogEvent.RUN_INFO, msg="Job stats: bench 1", stats={"bench": 1}),
+        _rec(None, msg=reasons),
     ]
     texts = {}
     for flags in ({"dryrun": True}, {"dryrun": True, "verbose": True}):
@@ -166,8 +175,15 @@ def test_a_dry_run_is_a_summary_and_verbose_lists_every_point() -> None:
         for r in records:
             h.emit(r)
         texts[len(flags)] = out.getvalue().splitlines()
-    assert texts[1] == ["ciphersweep: why: 3 no records", "Job stats: bench 1"]
-    assert texts[2] == [r.getMessage() for r in records]
+    assert texts[1] == [
+        "ciphersweep: why: 3 no records",
+        "Job stats: bench 1",
+        "Reasons:",
+        "    (every job with its reason: --verbose)",
+        "    output files have to be generated:",
+        "        bench",
+    ]
+    assert texts[2] == "\n".join(r.getMessage() for r in records).splitlines()
 
 
 def test_the_plan_summary_is_a_screenful_at_any_size() -> None:

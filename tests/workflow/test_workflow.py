@@ -35,6 +35,31 @@ def test_dry_run(config: Path, profile: str, tmp_path: Path) -> None:
     assert not (tmp_path / "results").exists()
 
 
+def test_a_plain_dry_run_is_a_screenful(tmp_path: Path) -> None:
+    """`snakemake -n` of a 5,000-point sweep: the plan summary (counts per backend and
+    shape, why, the first and last point), Snakemake's job counts once and its reasons
+    per rule, in a screenful; Snakemake's run header and the per-job list only with
+    --verbose."""
+    sizes = [f"{k}KiB" for k in range(1, 1001)]
+    cfg = base_config(sizes=sizes, build={"dir": "build/kernels"})
+    plain = run_snakemake(tmp_path / "p", cfg, "-n", timeout=300)
+    out = plain.stdout + plain.stderr
+    assert plain.returncode == 0, out[-3000:]
+    lines = out.splitlines()
+    assert len(lines) <= 40, out
+    assert "ciphersweep: 5000 benchmark points to measure" in out
+    assert "ciphersweep: why: 5000 no records" in out
+    assert "ciphersweep: first: " in out and "ciphersweep: last: " in out
+    assert out.count("Job stats:") == 1, out
+    assert "(every job with its reason: --verbose)" in out
+    assert "Workflow ID:" not in out and "rule bench:" not in out
+    verbose = run_snakemake(tmp_path / "v", cfg, "-n", "--verbose", timeout=300)
+    text = verbose.stdout + verbose.stderr
+    assert verbose.returncode == 0, text[-3000:]
+    assert "Workflow ID:" in text and "rule bench:" in text
+    assert text.count("ciphersweep: to measure: ") == 5000
+
+
 def test_local_listing_shows_local_resources_only(tmp_path: Path) -> None:
     """Snakemake's per-job listing (a dry run, or -p) with the local profile: no
     Slurm-only resources, no `Shell command: None`, long input lists shortened; the

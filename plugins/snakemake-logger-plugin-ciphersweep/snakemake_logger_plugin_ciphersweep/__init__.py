@@ -21,8 +21,9 @@ shortened, no ``Shell command: None`` lines), except that an error carrying the
 workflow's own one-line message is that line alone: a mistake in the campaign config
 reads the same with or without a profile. A dry run without ``--verbose`` (``-p``,
 ``--debug-dag``) is a screenful at any size: the workflow's plan summary (what runs,
-counted per backend, shape and reason, the first and last point) and Snakemake's job
-counts, without a block per job or a line per point.
+counted per backend, shape and reason, the first and last point), Snakemake's job
+counts once and its reasons per rule, without Snakemake's run header, a block per job
+or a line per point.
 """
 
 # (no `from __future__ import annotations`: Snakemake reads the settings field types)
@@ -60,6 +61,10 @@ AFTERMATH = (
     "Exiting because a job execution failed",
     "Restored previous version of",
 )
+# Snakemake's reasons per rule point to the per-job blocks, which a dry run's summary
+# leaves out: the line says where they are
+JOBS_ABOVE = "(check individual jobs above for details)"
+JOBS_VERBOSE = "(every job with its reason: --verbose)"
 
 
 def condensed(text: str) -> str | None:
@@ -206,6 +211,7 @@ class LogHandler(LogHandlerBase):
             and not getattr(cs, "printshellcmds", False)
             and not getattr(cs, "debug_dag", False)
         )
+        self.stats_shown = False  # a dry run's summary shows the job counts once
         self.stream: TextIO = sys.stdout if getattr(cs, "stdout", False) else sys.stderr
         self.progress = Progress()
         self.jobs: dict[int, dict[str, Any]] = {}
@@ -415,13 +421,23 @@ class LogHandler(LogHandlerBase):
 
     # ----------------------------------------------------------- verbose mode
 
+    def _summarised(self, record: logging.LogRecord) -> bool:
+        """Whether a dry run's summary leaves ``record`` out: Snakemake's run header
+        (date, host, command), a job's block, a point's line and the job counts Snakemake
+        prints again after the (left out) jobs; all of them with --verbose."""
+        event = getattr(record, "event", None)
+        if event == LogEvent.RUN_INFO:
+            shown, self.stats_shown = self.stats_shown, True
+            return shown
+        return (
+            event in (LogEvent.WORKFLOW_STARTED, LogEvent.JOB_INFO, LogEvent.SHELLCMD)
+            or getattr(record, "ciphersweep", None) == "pending"
+        )
+
     def _emit_verbose(self, record: logging.LogRecord) -> None:
         event = getattr(record, "event", None)
-        if self.dry_summary and (
-            event in (LogEvent.JOB_INFO, LogEvent.SHELLCMD)
-            or getattr(record, "ciphersweep", None) == "pending"
-        ):
-            return  # a dry run's summary: the full list with --verbose
+        if self.dry_summary and self._summarised(record):
+            return
         if event == LogEvent.SHELLCMD and not (
             getattr(record, "shellcmd", None) or getattr(record, "cmd", None)
         ):
@@ -431,6 +447,8 @@ class LogHandler(LogHandlerBase):
             if len(files) > MAX_LISTED_FILES:
                 record.input = files[:3] + [f"... ({len(files) - 3} more)"]
         text = self.format(record)
+        if self.dry_summary:
+            text = text.replace(JOBS_ABOVE, JOBS_VERBOSE)
         stream = self.stream
         if getattr(record, "exception", None):  # an exception report: on stderr
             own = _own_message(text) or before_run.one_line(text)
