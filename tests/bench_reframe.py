@@ -14,14 +14,20 @@ local scheduler, max_jobs 1), and measures, each side in a fresh scratch directo
 2. the default campaign's 20 points end to end: `snakemake --profile profiles/local`
    (build check, inputs, points, tables, plots, report) against `reframe -r`;
 3. the overhead per extra point: (wall - sum of the kernels' t_total) of the 20-point
-   campaign and of the same campaign over 16 sizes (80 points), slope per side.
+   campaign and of the same campaign over 16 sizes (80 points), slope per side;
+4. for reading 2 and 3: the same launch lines run back to back by this script, no
+   orchestrator (each in a session of its own, as ReFrame's local scheduler and srun
+   start them). Their wall time less their t_total is the part of every point that
+   neither tool can take away (process start, the warm-up repetition, MPI start-up,
+   the generated input); each side's own cost is its wall less theirs, end to end and
+   per extra point (rows without a target: the targets are on 2 and 3).
 
 Each is measured in two conditions, one table each: quiet, and loaded (--busy N CPU-bound
 processes, default 2, each in a session of its own, competing with both sides for the whole measurement, as on a shared
 login or CI node); --conditions picks one.
 
-The two sides alternate (ReFrame, ciphersweep, ReFrame, ciphersweep, ...) and every
-measurement is repeated; the table shows median [min–max] per side and of the
+The two sides alternate (ReFrame, ciphersweep, then the launch lines alone, ...) and
+every measurement is repeated; the table shows median [min–max] per side and of the
 per-repetition ratio ciphersweep / ReFrame, against the targets (dry run <= 0.15x,
 end to end <= 1.0x, per extra point <= 0.5x): PASS when every repetition meets the
 target, MISS when none does, MIXED otherwise. By default the campaign runs the points
@@ -207,6 +213,33 @@ def cs_run(cfg: dict[str, Any], scratch: Path) -> Run:
     return Run(wall, kernel_seconds(lines), n)
 
 
+def bare_run(cfg: dict[str, Any], scratch: Path) -> Run:
+    """The campaign's launch lines (the ReFrame cases' commands) run back to back here,
+    with no orchestrator: what the kernels take alone."""
+    cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
+    wall, lines = 0.0, []
+    for case in cases:
+        env = {**environment(), **case.env}
+        t0 = time.monotonic()
+        proc = subprocess.run(
+            case.command,
+            shell=True,
+            check=False,
+            cwd=scratch,
+            env=env,
+            capture_output=True,
+            text=True,
+            start_new_session=True,
+        )
+        wall += time.monotonic() - t0
+        if proc.returncode != 0:
+            fail(
+                f"{case.name} failed alone (exit {proc.returncode}): {proc.stderr[-300:]}"
+            )
+        lines += proc.stdout.splitlines()
+    return Run(wall, kernel_seconds(lines), len(cases))
+
+
 def scratch_dir() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="cs-vs-reframe-")
 
@@ -214,7 +247,8 @@ def scratch_dir() -> tempfile.TemporaryDirectory:
 @dataclass
 class Series:
     """Every repetition's figures, per side ("rf", "cs"): the listing's wall time, and
-    the runs of the smaller (0) and the larger (1) campaign."""
+    the runs of the smaller (0) and the larger (1) campaign (also "bare": the launch
+    lines alone)."""
 
     listing: dict[str, list[float]]
     runs: dict[tuple[str, int], list[Run]]
@@ -241,12 +275,14 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
             print(f"  {side} list/dry run: {wall:.1f} s", flush=True)
         for which, sizes in enumerate(run_sizes(args.quick)):
             cfg = campaign(sizes, args.shipped_reps)
-            for side in ("rf", "cs"):
+            for side in ("rf", "cs", "bare"):
                 with scratch_dir() as d:
                     if side == "rf":
                         run = rf_run(reframe, cfg, Path(d))
-                    else:
+                    elif side == "cs":
                         run = cs_run(cfg, Path(d))
+                    else:
+                        run = bare_run(cfg, Path(d))
                 series.runs.setdefault((side, which), []).append(run)
                 print(
                     f"  {side} {run.points} points: wall {run.wall:.1f} s, "
@@ -276,10 +312,47 @@ def side_figures(small: list[Run], big: list[Run]) -> dict[str, list[float]]:
     }
 
 
+def own_figures(
+    side: tuple[list[Run], list[Run]], bare: tuple[list[Run], list[Run]]
+) -> dict[str, list[float]]:
+    """A side's own cost per repetition: its wall less the launch lines' alone, for
+    the smaller campaign ("own") and per extra point ("own slope")."""
+    return {
+        "own": [x.wall - b.wall for x, b in zip(side[0], bare[0])],
+        "own slope": [
+            bt.slope([x.points, y.points], [x.wall - bx.wall, y.wall - by.wall])
+            for x, y, bx, by in zip(side[0], side[1], bare[0], bare[1])
+        ],
+    }
+
+
+def bare_words(series: Series) -> str:
+    """What the launch lines took alone: the 20 points' wall and t_total, and the part
+    of an extra point that is not t_total."""
+    small, big = series.runs[("bare", 0)], series.runs[("bare", 1)]
+    slopes = [
+        bt.slope(
+            [x.points, y.points],
+            [bt.overhead(x.wall, x.kernel), bt.overhead(y.wall, y.kernel)],
+        )
+        for x, y in zip(small, big)
+    ]
+    walls, kernels = [x.wall for x in small], [x.kernel for x in small]
+    return (
+        f"the launch lines alone, back to back: {small[0].points} points "
+        f"{bt.spread(walls).text(' s')} (Σ t_total {bt.spread(kernels).text(' s')}); "
+        f"the part of an extra point that is not t_total "
+        f"{bt.spread(slopes).text(' s', 3)}, in both tools' figures"
+    )
+
+
 def rows(series: Series, listed: int) -> list[bt.Row]:
     """The table: measured rows with targets, derived rows without."""
     rf = side_figures(series.runs[("rf", 0)], series.runs[("rf", 1)])
     cs = side_figures(series.runs[("cs", 0)], series.runs[("cs", 1)])
+    bare = (series.runs[("bare", 0)], series.runs[("bare", 1)])
+    rf.update(own_figures((series.runs[("rf", 0)], series.runs[("rf", 1)]), bare))
+    cs.update(own_figures((series.runs[("cs", 0)], series.runs[("cs", 1)]), bare))
     n, m = series.runs[("cs", 0)][0].points, series.runs[("cs", 1)][0].points
     work = {
         "wall": (f"the default {n} points end to end", bt.TARGETS["end to end"]),
@@ -290,6 +363,11 @@ def rows(series: Series, listed: int) -> list[bt.Row]:
             bt.TARGETS["per extra point"],
         ),
         "fixed": (f"fixed cost of a run (wall − kernels − {n} × slope)", None),
+        "own": (f"own cost of the {n} points (wall − the launch lines alone)", None),
+        "own slope": (
+            f"own cost per extra point ({n} → {m}; wall − the launch lines alone)",
+            None,
+        ),
     }
     listing = bt.row(
         f"list / dry-run the same {listed:,} cases",
@@ -389,14 +467,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
     reframe = install_reframe()
     listed = len(rc.cases(synthetic(args.points), KERNELS))
-    texts, tables = [], {}
+    texts, tables, alone = [], {}, {}
     for condition in args.conditions:
         print(f"condition: {condition}", flush=True)
         with busy(args.busy) if condition == "loaded" else contextlib.nullcontext():
             series = measure(reframe, args)
             load = os.getloadavg()
         table = rows(series, listed)
-        tables[condition] = table
+        tables[condition], alone[condition] = table, bare_words(series)
         what = (
             f"loaded: {args.busy} CPU-bound processes competing"
             if condition == "loaded"
@@ -406,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         texts.append(
             f"\n### {what}\n\n{campaign_words(args)}; {args.repeats} repetition(s); "
             f"median [min–max]; load average at the end: {load[0]:.2f} on "
-            f"{rc.cores()} cores\n\n{text}"
+            f"{rc.cores()} cores; {alone[condition]}\n\n{text}"
         )
         print(texts[-1], flush=True)
     if args.out is not None:
@@ -419,7 +497,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         }
         args.out.write_text(
             json.dumps(
-                {c: json.loads(bt.as_json(t, meta)) for c, t in tables.items()},
+                {
+                    c: {
+                        **json.loads(bt.as_json(t, meta)),
+                        "launch_lines_alone": alone[c],
+                    }
+                    for c, t in tables.items()
+                },
                 indent=1,
             )
             if args.out.suffix == ".json"

@@ -155,8 +155,11 @@ def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
         ("rf", 1): [br.Run(wall=25.0, kernel=5.0, points=80)],
         ("cs", 0): [br.Run(wall=12.0, kernel=2.0, points=20)],
         ("cs", 1): [br.Run(wall=18.0, kernel=5.0, points=80)],
+        ("bare", 0): [br.Run(wall=4.0, kernel=2.0, points=20)],
+        ("bare", 1): [br.Run(wall=10.0, kernel=5.0, points=80)],
     }
-    table = br.rows(br.Series({"rf": [40.0], "cs": [4.0]}, runs), 5016)
+    series = br.Series({"rf": [40.0], "cs": [4.0]}, runs)
+    table = br.rows(series, 5016)
     got = {r.work: r for r in table}
     assert got["list / dry-run the same 5,016 cases"].verdict == "PASS"  # 0.1
     e2e = got["the default 20 points end to end"]
@@ -170,6 +173,17 @@ def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
     assert fixed.reframe.median == pytest.approx(4.0)  # 10 - 2 - 20 x 0.2
     assert fixed.ciphersweep.median == pytest.approx(9.0)  # 12 - 2 - 20 x 0.05
     assert fixed.verdict == "—"
+    # each side's own cost: its wall less the launch lines' alone (4 s, 10 s)
+    own = got["own cost of the 20 points (wall − the launch lines alone)"]
+    assert (own.reframe.median, own.ciphersweep.median) == (6.0, 8.0)
+    per = got["own cost per extra point (20 → 80; wall − the launch lines alone)"]
+    assert per.reframe.median == pytest.approx(0.15)  # (15 - 6) / 60
+    assert per.ciphersweep.median == pytest.approx(0.0)  # (8 - 8) / 60
+    assert per.verdict == "—"
+    # what the lines alone took, and the part of an extra point that is not t_total
+    words = br.bare_words(series)
+    assert "20 points 4.00 s (Σ t_total 2.00 s)" in words
+    assert "not t_total 0.050 s" in words  # (5 - 2) / 60
 
 
 def test_the_loaded_condition_runs_its_busy_processes_and_ends_them() -> None:
