@@ -26,8 +26,10 @@
 # "debug"), CS_SLURM_CLUSTER (default "cstest"), CS_SLURM_ACCOUNTING (default "slurmdbd";
 # "none": no MariaDB and no slurmdbd, as on clusters without accounting),
 # CS_SLURM_MINJOBAGE (default 600 s: how long slurmctld keeps finished jobs, i.e. what
-# squeue can see), CS_SLURM_SLURMDTIMEOUT (default 15 s: how long a silent node takes to
-# be declared DOWN).
+# squeue can see), CS_SLURM_SLURMDTIMEOUT (default 300 s, Slurm's own: how long a silent
+# node takes to be declared DOWN; a test that kills a node asks for less. A shorter one
+# turns a machine that stalls for a while into a node declared DOWN under a running job,
+# which Slurm requeues and then drains the node for its duplicate job id).
 set -euo pipefail
 
 die() { echo "cluster/up: $*" >&2; exit 1; }
@@ -271,7 +273,7 @@ InactiveLimit=0
 KillWait=5
 MinJobAge=${CS_SLURM_MINJOBAGE:-600}
 SlurmctldTimeout=30
-SlurmdTimeout=${CS_SLURM_SLURMDTIMEOUT:-15}
+SlurmdTimeout=${CS_SLURM_SLURMDTIMEOUT:-300}
 MessageTimeout=10
 $(if [ "$accounting" = slurmdbd ]; then cat <<EOT
 AccountingStorageType=accounting_storage/slurmdbd

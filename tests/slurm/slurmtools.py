@@ -282,11 +282,13 @@ def etc_slurm_snapshot() -> dict[str, bytes]:
 
 
 def cluster_fixture(
-    tmp_path_factory: pytest.TempPathFactory, *up_args: str
+    tmp_path_factory: pytest.TempPathFactory,
+    *up_args: str,
+    env: dict[str, str] | None = None,
 ) -> Iterator[Cluster]:
-    """Body of a module-scoped cluster fixture: up, yield, down (fails on a bad
-    tear-down)."""
-    c = start_cluster(tmp_path_factory.mktemp("slurm-cluster"), *up_args)
+    """Body of a module-scoped cluster fixture: up (with ``env``: up.sh's knobs), yield,
+    down (fails on a bad tear-down)."""
+    c = start_cluster(tmp_path_factory.mktemp("slurm-cluster"), *up_args, env=env)
     yield c
     c.down()
     if c.info.get("teardown_rc"):

@@ -24,6 +24,9 @@ from slurmtools import (
 
 # four 8-CPU nodes (the cluster fixture: tests/slurm/conftest.py)
 CLUSTER_SHAPE = FOUR_NODES
+# the killed node is declared DOWN 15 s after it falls silent (the clusters' default is
+# Slurm's 300 s)
+CLUSTER_ENV = {"CS_SLURM_SLURMDTIMEOUT": "15"}
 
 
 BLOCKING_KERNEL = r"""
