@@ -88,15 +88,25 @@ def environment() -> dict[str, str]:
     return env
 
 
-def timed(argv: Sequence[str], cwd: Path, what: str) -> tuple[float, str]:
+def timed(
+    argv: Sequence[str],
+    cwd: Path,
+    what: str,
+    env: dict[str, str] | None = None,
+    new_session: bool = False,
+) -> tuple[float, str]:
+    """Wall time and output (stdout, then stderr) of ``argv``, run in ``cwd`` with
+    :func:`environment` and ``env`` over it (in a session of its own with
+    ``new_session``); a failure ends the bench naming ``what``."""
     t0 = time.monotonic()
     proc = subprocess.run(
         list(argv),
         check=False,
         cwd=cwd,
-        env=environment(),
+        env={**environment(), **(env or {})},
         capture_output=True,
         text=True,
+        start_new_session=new_session,
     )
     wall = time.monotonic() - t0
     out = proc.stdout + proc.stderr
@@ -219,24 +229,10 @@ def bare_run(cfg: dict[str, Any], scratch: Path) -> Run:
     cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
     wall, lines = 0.0, []
     for case in cases:
-        env = {**environment(), **case.env}
-        t0 = time.monotonic()
-        proc = subprocess.run(
-            case.command,
-            shell=True,
-            check=False,
-            cwd=scratch,
-            env=env,
-            capture_output=True,
-            text=True,
-            start_new_session=True,
-        )
-        wall += time.monotonic() - t0
-        if proc.returncode != 0:
-            fail(
-                f"{case.name} failed alone (exit {proc.returncode}): {proc.stderr[-300:]}"
-            )
-        lines += proc.stdout.splitlines()
+        argv = ["/bin/sh", "-c", case.command]
+        took, out = timed(argv, scratch, f"{case.name} alone", case.env, True)
+        wall += took
+        lines += out.splitlines()
     return Run(wall, kernel_seconds(lines), len(cases))
 
 
@@ -292,6 +288,12 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
     return series
 
 
+def pair(series: Series, side: str) -> tuple[list[Run], list[Run]]:
+    """A side's runs of the smaller and of the larger campaign, repetition by
+    repetition."""
+    return series.runs[(side, 0)], series.runs[(side, 1)]
+
+
 def side_figures(small: list[Run], big: list[Run]) -> dict[str, list[float]]:
     """One side's derived figures per repetition, from its smaller and larger runs."""
     slopes = [
@@ -329,31 +331,25 @@ def own_figures(
 def bare_words(series: Series) -> str:
     """What the launch lines took alone: the 20 points' wall and t_total, and the part
     of an extra point that is not t_total."""
-    small, big = series.runs[("bare", 0)], series.runs[("bare", 1)]
-    slopes = [
-        bt.slope(
-            [x.points, y.points],
-            [bt.overhead(x.wall, x.kernel), bt.overhead(y.wall, y.kernel)],
-        )
-        for x, y in zip(small, big)
-    ]
-    walls, kernels = [x.wall for x in small], [x.kernel for x in small]
+    small, big = pair(series, "bare")
+    alone = side_figures(small, big)
     return (
         f"the launch lines alone, back to back: {small[0].points} points "
-        f"{bt.spread(walls).text(' s')} (Σ t_total {bt.spread(kernels).text(' s')}); "
+        f"{bt.spread(alone['wall']).text(' s')} "
+        f"(Σ t_total {bt.spread(alone['kernel']).text(' s')}); "
         f"the part of an extra point that is not t_total "
-        f"{bt.spread(slopes).text(' s', 3)}, in both tools' figures"
+        f"{bt.spread(alone['slope']).text(' s', 3)}, in both tools' figures"
     )
 
 
 def rows(series: Series, listed: int) -> list[bt.Row]:
     """The table: measured rows with targets, derived rows without."""
-    rf = side_figures(series.runs[("rf", 0)], series.runs[("rf", 1)])
-    cs = side_figures(series.runs[("cs", 0)], series.runs[("cs", 1)])
-    bare = (series.runs[("bare", 0)], series.runs[("bare", 1)])
-    rf.update(own_figures((series.runs[("rf", 0)], series.runs[("rf", 1)]), bare))
-    cs.update(own_figures((series.runs[("cs", 0)], series.runs[("cs", 1)]), bare))
-    n, m = series.runs[("cs", 0)][0].points, series.runs[("cs", 1)][0].points
+    bare = pair(series, "bare")
+    rf, cs = (
+        side_figures(*pair(series, s)) | own_figures(pair(series, s), bare)
+        for s in ("rf", "cs")
+    )
+    n, m = (runs[0].points for runs in pair(series, "cs"))
     work = {
         "wall": (f"the default {n} points end to end", bt.TARGETS["end to end"]),
         "kernel": (f"kernels' Σ t_total in those {n} points", None),
