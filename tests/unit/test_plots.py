@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import ciphersweep
 import pandas as pd
 import psutil
 import pytest
@@ -397,6 +401,50 @@ def test_drawing_children_end_with_the_drawing_process() -> None:
         assert drawing.map("math", "sqrt", [1.0, 4.0]) == [1.0, 2.0]
     finally:
         drawing.close()
+
+
+# a run that asks its drawing process for a request that takes 10 minutes, then waits
+_A_RUN_DRAWING = """
+import pickle, sys
+from ciphersweep.analysis.plots.drawing import Drawing
+drawing = Drawing()
+drawing.map("math", "sqrt", [4.0, 9.0])  # the drawing process and its children run
+proc = drawing._started()
+pickle.dump(("time", "sleep", [600, 600]), proc.stdin)
+proc.stdin.flush()
+print(proc.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_drawing_ends_with_its_run_killed_outright_mid_request() -> None:
+    """`kill -9` of a run (its process group, which the drawing's own session is not
+    in) ends its drawing process and children at once, even in the middle of a
+    request: the next run finds nothing of it still running (its lock would stay)."""
+    env = dict(os.environ, PYTHONPATH=str(Path(ciphersweep.__file__).parents[1]))
+    run = subprocess.Popen(
+        [sys.executable, "-c", _A_RUN_DRAWING],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    left: list[psutil.Process] = []
+    try:
+        assert run.stdout is not None
+        server = psutil.Process(int(run.stdout.readline()))
+        left = [server, *server.children()]
+        assert len(left) == 1 + min(drawing_module.MOST_CHILDREN, os.cpu_count() or 1)
+        run.send_signal(signal.SIGKILL)
+        assert run.wait(timeout=30) == -signal.SIGKILL
+        # (the request alone would keep them 600 s)
+        _, alive = psutil.wait_procs(left, timeout=60)
+        assert alive == [], alive
+    finally:
+        run.kill()
+        for proc in left:
+            if proc.is_running():
+                proc.kill()
 
 
 class _Picky(Exception):

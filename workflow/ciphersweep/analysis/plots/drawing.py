@@ -26,11 +26,13 @@ import importlib
 import multiprocessing
 import os
 import pickle
+import select
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -200,9 +202,37 @@ def _child(answers: int, parent: int) -> None:
         os._exit(0)
 
 
-def serve(inp: IO[bytes], out: IO[bytes]) -> int:
+def _wait_for_end(pid: int) -> None:
+    """Return once the process ``pid`` (this process's parent) has ended."""
+    try:
+        fd = os.pidfd_open(pid)  # Linux 5.3: readable once the process ends
+    except (AttributeError, OSError):
+        fd = -1
+    if fd >= 0:
+        try:
+            if os.getppid() == pid:  # the descriptor is the parent's, still running
+                select.select([fd], [], [])
+        finally:
+            os.close(fd)
+        return
+    while os.getppid() == pid:
+        time.sleep(0.1)
+
+
+def _end_with(parent: int) -> None:
+    """End this process as soon as the run's process ``parent`` ends, even while it
+    draws (its children end with it: their parent-death signal)."""
+
+    def watch() -> None:
+        _wait_for_end(parent)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="run-watch", daemon=True).start()
+
+
+def serve(inp: IO[bytes], out: IO[bytes], parent: int | None = None) -> int:
     """The drawing process: answer each request on ``inp`` on ``out`` until ``inp``
-    closes."""
+    closes, or until the process ``parent`` ends."""
     for signum in (signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
     for module in PRELOAD:
@@ -221,6 +251,8 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> int:
     )
     if pool is not None:
         pool.submit(int).result()  # the children exist before the first request
+    if parent is not None:  # (a thread, now that the children are forked)
+        _end_with(parent)
     try:
         while True:
             try:
@@ -240,7 +272,8 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> int:
 def main() -> int:
     """The drawing process's answers go to its standard output as it started; whatever
     the drawing prints there goes to standard error instead."""
+    parent = os.getppid()
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     with answers:
-        return serve(sys.stdin.buffer, answers)
+        return serve(sys.stdin.buffer, answers, parent)
