@@ -1,9 +1,9 @@
-"""Every interruption converges. A run is interrupted at each stage (build, bench,
-gather, tables, report, history append) by Ctrl-C (SIGINT to the process group), a
-hang-up, SIGTERM or ``kill -9``; the interrupted run prints at most one line about it
-and no traceback, and the same command then brings the summary, the tables and the
-history to exactly what the admitted raw records say, with no temporary file, lock or
-incomplete marker left and nothing measured lost.
+"""Every interruption converges. A run is interrupted at each stage (reading the
+campaign, planning, build, bench, gather, tables, report, history append) by Ctrl-C
+(SIGINT to the process group), a hang-up, SIGTERM or ``kill -9``; the interrupted run
+prints at most one line about it and no traceback, and the same command then brings
+the summary, the tables and the history to exactly what the admitted raw records say,
+with no temporary file, lock or incomplete marker left and nothing measured lost.
 
 Each stage is held in progress deterministically, and the signal comes while it is:
 the bench stage by a kernel that waits, the build by a ``cmake --build`` that waits,
@@ -226,6 +226,8 @@ def _run_interrupted(
         return Interrupted(out, rc, before)
     _kernels(tmp)
     what = {
+        # as the campaign is read, before its own modules are imported in full
+        "reading": "call:ciphersweep.plan.campaign_source.campaign_files",
         # while Snakemake plans the run: the first point asked why it is measured
         "planning": "call:ciphersweep.verdict.admission.pending",
         "gather": "write:/summary.csv",
@@ -303,6 +305,7 @@ def _one_line(out: str, sig: signal.Signals) -> None:
 # handles (Ctrl-C and a hang-up end it at once, SIGTERM lets the running job finish):
 # the module's time is kept down.
 CASES = [
+    ("reading", signal.SIGINT),
     ("planning", signal.SIGINT),
     ("planning", signal.SIGTERM),
     ("build", signal.SIGINT),

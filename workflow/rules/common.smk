@@ -18,14 +18,25 @@ gc.freeze()
 PROJECT = Path(workflow.basedir)
 sys.path.insert(0, str(PROJECT / "workflow"))
 
+from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
+from ciphersweep.campaign import seams as cs_seams  # noqa: E402
+
+# what the campaign needs to know of this Snakemake run (ciphersweep.campaign.seams)
+RUN = cs_seams.run_facts(workflow)
+if RUN.main:
+    # first, before the campaign's modules are imported (a second of a parse): a
+    # closed terminal ends the run like Ctrl-C (lock released; the same command
+    # continues), not with the default SIGHUP death that leaves the lock behind;
+    # Ctrl-C, a hang-up or SIGTERM ends it with one line (ciphersweep.campaign.hangup)
+    cs_hangup.interrupts_recorded()
+    cs_hangup.one_line_interrupts()
+
 from ciphersweep.analysis.history import outputs as cs_history  # noqa: E402
 from ciphersweep.campaign import console as cs_console  # noqa: E402
 from ciphersweep.campaign import ending as cs_ending  # noqa: E402
-from ciphersweep.campaign import hangup as cs_hangup  # noqa: E402
 from ciphersweep.campaign import lock as cs_lock  # noqa: E402
 from ciphersweep.campaign import model as cs_model  # noqa: E402
 from ciphersweep.campaign import preflight as cs_preflight  # noqa: E402
-from ciphersweep.campaign import seams as cs_seams  # noqa: E402
 from ciphersweep.core import wording as cs_wording  # noqa: E402
 from ciphersweep.plan import campaign_source as cs_source  # noqa: E402
 from ciphersweep.plan import config as cs_config  # noqa: E402
@@ -49,8 +60,6 @@ except cs_config.ConfigError as exc:
     # no job started; the console (profiles/default) shows the one line naming the key
     # and what is allowed, without Snakemake's frame lines
     raise WorkflowError(cs_config.format_error(exc)) from None
-# what the campaign needs to know of this Snakemake run (ciphersweep.campaign.seams)
-RUN = cs_seams.run_facts(workflow)
 C = cs_model.Campaign(
     CFG,
     cs_model.Place(PROJECT, Path.cwd(), dict(os.environ), sys.executable),
@@ -65,11 +74,6 @@ RES = C.res
 cs_seams.bench_resource(workflow)
 
 if RUN.main:
-    # a closed terminal ends the run like Ctrl-C (lock released; the same command
-    # continues), not with the default SIGHUP death that leaves the lock behind; Ctrl-C,
-    # a hang-up or SIGTERM ends it with one line (ciphersweep.campaign.hangup)
-    cs_hangup.interrupts_recorded()
-    cs_hangup.one_line_interrupts()
     # the lock of a run killed outright (kill -9) whose processes are gone is released
     # before Snakemake takes its own; this run's processes carry its name
     # (ciphersweep.campaign.lock)
