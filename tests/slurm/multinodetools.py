@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 import yaml
-from slurmtools import KERNELS, ROOT, Cluster
+from slurmtools import KERNELS, ROOT, SLOW_START_S, Cluster
 
 NODES = 4
 CPUS = 8
@@ -45,6 +45,7 @@ def pousa_config(
     )
     cfg["platform"] = {"container": {"runtime": "none"}, "energy": "none"}
     cfg["build"] = {"dir": str(KERNELS)}
+    cfg["timeout_s"] = SLOW_START_S
     cfg["cluster"] = {
         **cfg["cluster"],
         "cores_per_node": CPUS,
