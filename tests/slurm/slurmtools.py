@@ -131,15 +131,21 @@ class Cluster:
 
     def run(self, *cmd: str, timeout: float = 180, check: bool = True) -> str:
         """A Slurm client command against the cluster. The timeout only guards against
-        a hang: on a loaded machine a client may wait a while for its daemon."""
-        p = subprocess.run(
-            list(cmd),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=slurm_env(),
-            check=False,
-        )
+        a hang: on a loaded machine a client may wait a while for its daemon. A client
+        killed by SIGPIPE (its daemon closed the connection as it wrote: seen once from
+        sacct and slurmdbd under the suite's load) is asked again, twice at most."""
+        for attempt in range(3):
+            p = subprocess.run(
+                list(cmd),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=slurm_env(),
+                check=False,
+            )
+            if p.returncode != -signal.SIGPIPE:
+                break
+            time.sleep(1.0 + attempt)
         if check and p.returncode != 0:
             raise AssertionError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr}")
         return p.stdout
