@@ -14,7 +14,8 @@ and start time lives. A lock without a name (a run killed before it named itself
 another tool's) or one from elsewhere is left to Snakemake's own message. So is the lock
 of a killed run whose jobs still run (a kernel outlives a Snakemake killed alone): every
 process a run starts carries the run's name in its environment (:func:`mark_run`), and
-the next run names them and waits for them to end rather than measure beside them.
+the next run names them and leaves the lock in place until they end rather than
+measure beside them.
 """
 
 from __future__ import annotations
