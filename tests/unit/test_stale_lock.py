@@ -113,3 +113,23 @@ def test_a_run_names_itself_in_the_environment_of_what_it_starts(
         check=True,
     )
     assert child.stdout.strip() == run
+
+
+def test_a_process_of_the_killed_run_that_ends_soon_is_waited_for(
+    tmp_path: Path,
+) -> None:
+    """A process of the killed run that ends within a moment (its drawing process
+    finishing its start, then finding its run gone) does not keep the lock: the next
+    run waits for it and releases the lock."""
+    locks = _locked(tmp_path)
+    owner = replace(_gone(), run="12345:678.9")
+    _owned_by(locks, owner)
+    env = dict(os.environ, **{lock.RUN_VAR: owner.run})
+    ending = subprocess.Popen(["sleep", "2"], env=env)
+    try:
+        assert lock.survivors(owner)
+        assert "is released" in (lock.release_stale(locks) or "")
+        assert not locks.exists()
+    finally:
+        ending.kill()
+        ending.wait()

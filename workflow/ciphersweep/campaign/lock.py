@@ -14,8 +14,9 @@ and start time lives. A lock without a name (a run killed before it named itself
 another tool's) or one from elsewhere is left to Snakemake's own message. So is the lock
 of a killed run whose jobs still run (a kernel outlives a Snakemake killed alone): every
 process a run starts carries the run's name in its environment (:func:`mark_run`), and
-the next run names them and leaves the lock in place until they end rather than
-measure beside them.
+the next run gives them a moment to end (:data:`ENDING_S`: the killed run's drawing
+process ends once it has started and finds its run gone), then names those still
+running and leaves the lock in place until they end rather than measure beside them.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ OWNER = "ciphersweep-owner.json"
 LOCKS = Path(".snakemake") / "locks"
 # the run every process of a run belongs to (its environment; no kernel reads it)
 RUN_VAR = "CIPHERSWEEP_RUN"
+# how long the next run waits for a killed run's processes to end before it keeps the
+# lock (a drawing process still importing its libraries ends on its own within seconds)
+ENDING_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,8 @@ def release_stale(locks: str | Path = LOCKS) -> str | None:
     if owner is None:
         return None
     left = survivors(owner)
+    if left:
+        _, left = psutil.wait_procs(left, timeout=ENDING_S)
     if left:
         named = ", ".join(f"{p.pid} {_name(p)}" for p in left[:3])
         return (
