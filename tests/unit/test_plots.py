@@ -364,6 +364,64 @@ def test_drawing_process_writes_every_plot_as_drawn_here(tmp_path: Path) -> None
             assert b.stat().st_size > 0
 
 
+def _libraries(pid: int) -> set[str]:
+    """The site-packages folders whose compiled modules process ``pid`` has mapped."""
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    return {
+        m.split("/site-packages/")[1].split("/")[0]
+        for m in maps.split()
+        if "/site-packages/" in m
+    }
+
+
+def test_the_drawing_process_loads_no_table_reading_library(tmp_path: Path) -> None:
+    """The drawing process and its children draw a campaign's plots and its trend
+    plot without pandas (with pyarrow, about half a second of every run's drawing)
+    or jsonschema (whose rpds is compiled): what they are handed is plain data, and a
+    plot's context reaches them without its frame."""
+    from ciphersweep.analysis.history import trends
+
+    cfg, pts, summary = _campaign()
+    summary.to_csv(tmp_path / "summary.csv", index=False)
+    history = pd.DataFrame(
+        [
+            {
+                "run_id": r,
+                "run_time": t,
+                "appended": t,
+                "git_rev": "abcdef0123",
+                "git_dirty": 0,
+                "backend": "seq",
+                "point": pts[0].id,
+                "machine": "m",
+                "status": "ok",
+                "estimate": v,
+                "ci_low": v * 0.9,
+                "ci_high": v * 1.1,
+                "ci_level": 0.95,
+                "n": 5,
+            }
+            for r, t, v in (("r1", "t1", 1.0), ("r2", "t2", 1.2))
+        ]
+    )
+    drawing = plots.Drawing()
+    try:
+        plots.write_plots(
+            cfg, pts, str(tmp_path / "summary.csv"), str(tmp_path), None, drawing
+        )
+        trends.write(history, trends.plot_files(tmp_path), drawing)
+        server = psutil.Process(drawing._proc.pid)
+        processes = [server, *server.children()]
+        assert len(processes) > 1
+        for proc in processes:
+            found = _libraries(proc.pid)
+            assert "matplotlib" in found  # what it is for (the check sees libraries)
+            assert not found & {"pandas", "pyarrow", "rpds"}, (proc.pid, found)
+    finally:
+        drawing.close()
+    assert (tmp_path / "history_trend.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_drawing_process_errors_come_back_as_they_were() -> None:
     """A system error in the drawing process is the same OSError here (the console
     names its file); any other exception comes back as itself, from the traceback it

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from ciphersweep import backends
 from ciphersweep.core import paths, yamlfile
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_PATH = paths.SCHEMAS / "config.schema.yaml"
 
@@ -26,12 +27,19 @@ def _is_integer(_: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
-        "integer", _is_integer
-    ),
-)
+@lru_cache(maxsize=1)
+def _validator() -> Any:
+    """The schema's validator class: Draft 2020-12 with integers that are ints.
+    jsonschema is imported here, where a configuration is checked: the processes
+    that only read the plan's modules (the drawing process) never load it."""
+    import jsonschema
+
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+            "integer", _is_integer
+        ),
+    )
 
 
 @lru_cache(maxsize=1)
@@ -129,11 +137,13 @@ def check(cfg: dict[str, Any]) -> None:
     """The schema's own rules; the deepest problem of the first failing branch is
     reported (it names the exact key)."""
     errors = sorted(
-        _Validator(schema()).iter_errors(cfg),
+        _validator()(schema()).iter_errors(cfg),
         key=lambda e: (len(list(e.absolute_path)), str(e.message)),
     )
     if errors:
-        raise _describe(jsonschema.exceptions.best_match(errors))
+        from jsonschema.exceptions import best_match  # loaded by _validator()
+
+        raise _describe(best_match(errors))
 
 
 def layout_defaults() -> dict[str, Any]:

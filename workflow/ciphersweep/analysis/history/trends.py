@@ -6,6 +6,10 @@ fingerprint below it where the runs' builds differ); y = the cell's
 time (the campaign's statistic, logarithmic axis) with its interval as error bars.
 Each cell is a series per machine: a colour per cell, a line style and marker per
 machine, so runs on different machines are never joined into one line.
+
+This module works out what the figure shows from the history's frame
+(:func:`trend`); :mod:`ciphersweep.analysis.plots.trend` draws it, in the run's drawing
+process, which imports no pandas.
 """
 
 from __future__ import annotations
@@ -17,18 +21,16 @@ from typing import Any
 
 import pandas as pd
 
+from ciphersweep.analysis.plots import trend as trend_plot
 from ciphersweep.analysis.plots.catalog import FORMATS
 from ciphersweep.analysis.plots.drawing import Drawing, draw_jobs
-from ciphersweep.analysis.plots.files import save_figure
-from ciphersweep.analysis.plots.legend import place
-from ciphersweep.analysis.plots.titles import title
 from ciphersweep.core.atomic import replacing
 
 from . import TREND
 from .regress import estimate, run_order
 
 NAME = TREND
-TITLE = "Time over the runs of this campaign"
+TITLE = trend_plot.TITLE
 
 
 def caption(basis: str) -> str:
@@ -43,10 +45,6 @@ def caption(basis: str) -> str:
         "machines are separate series, never one line. Before the second run the "
         "figure only says that a trend needs two."
     )
-
-
-LINESTYLES = ("-", "--", ":", "-.")
-MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 def _builds(frame: pd.DataFrame) -> dict[str, str]:
@@ -82,84 +80,56 @@ def _nan(v: Any) -> bool:
     return isinstance(v, float) and math.isnan(v)
 
 
-def _panel(ax: Any, cells: pd.DataFrame, index: dict[str, int], backend: str) -> None:
-    from ciphersweep.analysis.plots import style  # matplotlib: see plot()
-
+def _panel(
+    cells: pd.DataFrame, index: dict[str, int], backend: str
+) -> trend_plot.Panel:
+    """A backend's panel: a series per cell and machine, of the runs with a time."""
     machines = sorted(str(m) for m in cells["machine"].dropna().unique())
     prefix = f"{backend}-"
+    out = []
     for ci, (point, per_point) in enumerate(cells.groupby("point", sort=True)):
-        colour = f"C{ci % 10}"
         for mi, (machine, series) in enumerate(per_point.groupby("machine")):
-            xs, ys, lo, hi = [], [], [], []
+            xs, ys, below, above = [], [], [], []
             for cell in series.to_dict("records"):
                 e = estimate(cell)
                 if e is not None and e.value > 0:
                     xs.append(index[str(cell["run_id"])])
                     ys.append(e.value)
-                    lo.append(e.value - e.low)
-                    hi.append(e.high - e.value)
+                    below.append(e.value - e.low)
+                    above.append(e.high - e.value)
             if not xs:
                 continue
             label = str(point).removeprefix(prefix)
             if len(machines) > 1:
                 label += f" @ {machine}"
-            ax.errorbar(
-                xs,
-                ys,
-                yerr=[lo, hi],
-                color=colour,
-                linestyle=LINESTYLES[mi % len(LINESTYLES)],
-                marker=MARKERS[mi % len(MARKERS)],
-                markersize=4,
-                capsize=3,
-                label=label,
+            out.append(
+                trend_plot.Series(
+                    label, ci, mi, tuple(xs), tuple(ys), tuple(below), tuple(above)
+                )
             )
-    title(ax, backend)
-    style.log_scale(ax)
-    ax.grid(True, which="major", alpha=0.3)
-    place(ax, "tables/history.csv", loc="best")
+    return trend_plot.Panel(backend, tuple(out))
 
 
-def plot(frame: pd.DataFrame) -> Any:
-    """The trend figure of one campaign's history (a note where it is empty)."""
-    # Imported here on purpose: matplotlib takes about a second to import, and the
-    # workflow imports the history package at every parse; it loads only when a
-    # trend is drawn.
-    from matplotlib.figure import Figure
-
+def trend(frame: pd.DataFrame) -> trend_plot.Trend:
+    """What the trend figure of one campaign's history shows (a note where there is
+    no trend: no runs, or only one)."""
     backends = sorted(str(b) for b in frame["backend"].dropna().unique())
     order = run_order(frame)
     if not backends or not order:
-        return _note_figure(Figure, "no runs in the history store")
+        return trend_plot.Trend(note="no runs in the history store")
     if len(order) < 2:  # nothing to trend yet: a note, not panels of lone points
-        return _note_figure(
-            Figure,
-            "one run in the history store: a trend needs two "
-            "(this run's cells: tables/history.csv)",
+        return trend_plot.Trend(
+            note="one run in the history store: a trend needs two "
+            "(this run's cells: tables/history.csv)"
         )
-    n = max(1, len(backends))
-    cols = min(n, 2)
-    rows = math.ceil(n / cols)
-    fig = Figure(figsize=(6.0 * cols, 3.8 * rows), dpi=110, layout="constrained")
     index = {rid: i for i, rid in enumerate(order)}
-    labels = run_labels(frame)
-    for i in range(n):
-        ax = fig.add_subplot(rows, cols, i + 1)
-        _panel(ax, frame[frame["backend"] == backends[i]], index, backends[i])
-        ax.set_xticks(range(len(order)), labels, fontsize="small")
-        ax.set_xlim(-0.5, max(len(order) - 0.5, 0.5))
-        ax.set_xlabel("run (git revision)")
-        ax.set_ylabel("time (s)")
-    fig.suptitle(TITLE)
-    return fig
+    panels = [_panel(frame[frame["backend"] == b], index, b) for b in backends]
+    return trend_plot.Trend(tuple(run_labels(frame)), tuple(panels))
 
 
-def _note_figure(figure: Any, note: str) -> Any:
-    """A small figure that only says why there is no trend to draw."""
-    fig = figure(figsize=(6.0, 1.6), dpi=110)
-    fig.text(0.5, 0.62, TITLE, ha="center", va="center", fontsize="large")
-    fig.text(0.5, 0.32, note, ha="center", va="center")
-    return fig
+def plot(frame: pd.DataFrame) -> Any:
+    """The trend figure of one campaign's history, drawn here (matplotlib)."""
+    return trend_plot.plot(trend(frame))
 
 
 def plot_files(outdir: str | Path) -> list[Path]:
@@ -171,11 +141,6 @@ def write(
 ) -> None:
     """The trend plot as every file in ``paths`` (all written, or none), drawn by the
     run's drawing process (``drawing``) or here without one."""
+    job = trend(frame)
     with replacing(list(paths)) as tmps:
-        draw_jobs(drawing, __name__, "draw_files", [(frame, list(tmps))])
-
-
-def draw_files(job: tuple[pd.DataFrame, Sequence[Path]]) -> None:
-    """The trend figure of ``job``'s frame written to each of its files."""
-    frame, paths = job
-    save_figure(plot(frame), paths)
+        draw_jobs(drawing, trend_plot.__name__, "draw_files", [(job, list(tmps))])

@@ -26,8 +26,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from ciphersweep.analysis.plots.catalog import CAPTIONS, FORMATS, plot_names, words
 from ciphersweep.analysis.plots.drawing import Drawing, draw_jobs
 from ciphersweep.analysis.tables.model import Context
@@ -51,6 +49,8 @@ def write_plots(
     or none, drawn side by side by the run's drawing process (``drawing``,
     :mod:`ciphersweep.analysis.plots.drawing`), or here, one after another, without
     one. A system error while they are written is raised here as the same OSError."""
+    import pandas as pd  # here: the drawing process imports this package, never pandas
+
     ctx = Context(cfg, points, pd.read_csv(summary_csv))
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

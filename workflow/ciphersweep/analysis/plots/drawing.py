@@ -47,7 +47,7 @@ _PACKAGE_ROOT = str(Path(ciphersweep.__file__).resolve().parent.parent)
 # writers of each format (matplotlib imports them at a figure's first file)
 PRELOAD = (
     "ciphersweep.analysis.plots.draw",
-    "ciphersweep.analysis.history.trends",
+    "ciphersweep.analysis.plots.trend",
     "matplotlib.backends.backend_agg",
     "matplotlib.backends.backend_pdf",
     "matplotlib.backends.backend_svg",

@@ -20,13 +20,15 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ciphersweep import backends as registry
 from ciphersweep.core import stats, wording
 from ciphersweep.plan.sweep import Point
+
+if TYPE_CHECKING:  # the frames are handed in: this module needs no pandas of its own,
+    # and the drawing process, which unpickles contexts, imports none
+    import pandas as pd
 
 # backends whose rows are named by their cipher; they have no sequential baseline
 NAMED_BACKENDS = registry.where(named=True)
@@ -186,6 +188,15 @@ class Context:
         self.statistic = stats.statistic_of(self.cfg)
         self.target = stats.target_of(self.cfg)
         self._reps: dict[tuple[str, ...], dict[str, list[dict[str, Any]]]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A context pickled (for the run's drawing process,
+        :mod:`ciphersweep.analysis.plots.drawing`) is what was worked out from its
+        summary (:attr:`by_point`, its rows and columns), without the frame itself:
+        unpickling a frame would import pandas there, about half a second of every
+        run's drawing, for plots that read only those. Its measurements go as they are
+        (a plot's context has none)."""
+        return {**self.__dict__, "summary": None}
 
     def ok_reps(self, fields: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
         """Point id -> its repetitions whose status is ok (or none), each as a dict of
