@@ -9,5 +9,5 @@ from ciphersweep.analysis.plots import drawing
 code = drawing.main()
 sys.stderr.flush()
 # every answer is written and the children have ended: nothing is left that the
-# interpreter's own ending (freeing matplotlib's and pandas's objects) would do
+# interpreter's own ending (freeing matplotlib's objects) would do
 os._exit(code)
