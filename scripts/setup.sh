@@ -75,6 +75,15 @@ if [ "$(cat "$pstamp" 2>/dev/null)" != "$pwant" ]; then
   rm -rf "$plugin/build" "$plugin"/*.egg-info
   echo "$pwant" >"$pstamp"
 fi
+# A Ctrl-C in Snakemake's own start, before the workflow is read and installs its
+# one-line ending, reads as one line too, not as a traceback of Snakemake's imports:
+# the console plugin's hook (its module `ciphersweep_interrupted`), started with each `snakemake`
+# process of .venv by a .pth file (Python's site mechanism; any other command of .venv
+# only compares its name, and imports nothing for it).
+site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+cat >"$site/ciphersweep-interrupted.pth" <<'EOF'
+import os, sys; os.path.basename((getattr(sys, "argv", None) or [""])[0]) == "snakemake" and __import__("importlib.util").util.find_spec("ciphersweep_interrupted") and __import__("ciphersweep_interrupted").install()
+EOF
 
 # The workflow's own package, compiled as the installed ones are: where
 # PYTHONDONTWRITEBYTECODE is set, every Snakemake process (each run, each job under

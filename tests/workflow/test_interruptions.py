@@ -1,5 +1,5 @@
-"""Every interruption converges. A run is interrupted at each stage (reading the
-campaign, planning, build, bench, gather, tables, report, history append) by Ctrl-C
+"""Every interruption converges. A run is interrupted at each stage (Snakemake's own
+start, reading the campaign, planning, build, bench, gather, tables, report, history append) by Ctrl-C
 (SIGINT to the process group), a hang-up, SIGTERM or ``kill -9``; the interrupted run
 prints at most one line about it and no traceback, and the same command then brings
 the summary, the tables and the history to exactly what the admitted raw records say,
@@ -7,7 +7,8 @@ with no temporary file, lock or incomplete marker left and nothing measured lost
 
 Each stage is held in progress deterministically, and the signal comes while it is:
 the bench stage by a kernel that waits, the build by a ``cmake --build`` that waits,
-and the analysis stages by holding their outputs' atomic write once the temporary
+Snakemake's start and the reading of the campaign by a call that waits, and the
+analysis stages by holding their outputs' atomic write once the temporary
 files are written in full, before they are renamed into place
 (tests/workflow/holds/sitecustomize.py)."""
 
@@ -226,6 +227,9 @@ def _run_interrupted(
         return Interrupted(out, rc, before)
     _kernels(tmp)
     what = {
+        # in Snakemake's own start, its modules imported, before it reads the command
+        # line and the workflow (which then installs its own one-line ending)
+        "starting": "call:snakemake.cli.main",
         # as the campaign is read, before its own modules are imported in full
         "reading": "call:ciphersweep.plan.campaign_source.campaign_files",
         # while Snakemake plans the run: the first point asked why it is measured
@@ -305,6 +309,7 @@ def _one_line(out: str, sig: signal.Signals) -> None:
 # handles (Ctrl-C and a hang-up end it at once, SIGTERM lets the running job finish):
 # the module's time is kept down.
 CASES = [
+    ("starting", signal.SIGINT),
     ("reading", signal.SIGINT),
     ("planning", signal.SIGINT),
     ("planning", signal.SIGTERM),

@@ -70,7 +70,7 @@ def _cache(text: str) -> str | None:
 
 
 def _command_line(argv: list[str]) -> str | None:
-    source = _workflow_module(argv)
+    source = workflow_module(argv)
     if source is None:
         return None
     try:
@@ -79,9 +79,10 @@ def _command_line(argv: list[str]) -> str | None:
         return None
 
 
-def _workflow_module(argv: list[str]) -> Any | None:
-    """The workflow's campaign_source module, beside the Snakefile of ``argv`` (``-s``,
-    else where Snakemake looks); None where there is none."""
+def workflow_module(argv: list[str], name: str = SOURCE) -> Any | None:
+    """The workflow's module ``name`` (default its campaign_source), beside the
+    Snakefile of ``argv`` (``-s``, else where Snakemake looks); None where there is
+    none."""
     parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("-s", "--snakefile")
     known, _ = parser.parse_known_args(argv)
@@ -90,10 +91,10 @@ def _workflow_module(argv: list[str]) -> Any | None:
             continue
         here = Path(snakefile).resolve().parent
         for root in (here / "workflow", here):
-            if (root / Path(*SOURCE.split("."))).with_suffix(".py").is_file():
+            if (root / Path(*name.split("."))).with_suffix(".py").is_file():
                 sys.path.insert(0, str(root))
                 try:
-                    return importlib.import_module(SOURCE)
+                    return importlib.import_module(name)
                 except Exception:  # noqa: BLE001 - Snakemake's own report instead
                     return None
     return None

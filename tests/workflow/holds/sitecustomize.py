@@ -6,8 +6,8 @@ exists:
 - ``write:SUFFIX``: every set of outputs written through
   ``ciphersweep.core.atomic.replacing`` that names a path ending in SUFFIX, once its
   temporary files are written in full, before they are renamed into place;
-- ``call:MODULE.FUNCTION``: each call of that function of a ciphersweep module,
-  before it runs.
+- ``call:MODULE.FUNCTION``: each call of that function of a module (ciphersweep's,
+  or Snakemake's), before it runs.
 
 Nothing else changes."""
 
