@@ -1,6 +1,8 @@
 """A node lost mid-campaign, on a private cluster of four 8-CPU nodes of this module's
-own (the ``cluster`` fixture of tests/slurm/conftest.py, as in test_multinode.py): the killed node's point is
-requeued and measured elsewhere, and the drained node is never used again.
+own (the ``cluster`` fixture of tests/slurm/conftest.py, as in test_multinode.py): the killed node's job
+ends with its node (ciphersweep's jobs are never requeued), Snakemake submits it again
+without that node, its point is measured elsewhere, and the drained node is never used
+again.
 """
 
 from __future__ import annotations
@@ -88,8 +90,8 @@ def kill_node_when_claimed(
     cluster: Cluster, hold: Path, killed: list[str], stop: threading.Event
 ) -> None:
     """Kills the node the held sequential point runs on, then releases the hold (always:
-    an error here must not leave the point blocked) and starts requeued jobs at once.
-    ``killed`` gets the node and kill-node.sh's output, or the error."""
+    an error here must not leave the point blocked). ``killed`` gets the node and
+    kill-node.sh's output, or the error."""
     host = hold / "claimed" / "host"
     while not stop.is_set() and not host.exists():
         stop.wait(0.2)
@@ -110,30 +112,6 @@ def kill_node_when_claimed(
         killed.append(f"kill-node.sh: {e!r}")
     finally:
         (hold / "release").touch()
-    release_requeued(cluster, stop)
-
-
-def release_requeued(cluster: Cluster, stop: threading.Event) -> None:
-    """Slurm holds a job it requeued after a node failure until a begin time two
-    minutes on; an administrator may start it at once (`scontrol update StartTime=now`),
-    which is what this does, so the test does not sit out the hold. The job is still
-    Slurm's requeued job: the same id, a second run, accounted as such."""
-    while not stop.is_set():
-        try:
-            rows = cluster.run("squeue", "-h", "-t", "PD", "-o", "%i %r", check=False)
-            for line in rows.splitlines():
-                jid, _, reason = line.partition(" ")
-                if reason.strip() == "BeginTime":
-                    cluster.run(
-                        "scontrol",
-                        "update",
-                        f"jobid={jid}",
-                        "StartTime=now",
-                        check=False,
-                    )
-        except subprocess.TimeoutExpired:  # a slow controller: ask again
-            pass
-        stop.wait(1.0)
 
 
 def test_node_dies_mid_campaign_and_drained_node_is_never_used(
@@ -191,7 +169,8 @@ def test_node_dies_mid_campaign_and_drained_node_is_never_used(
         assert len(rs) == 1 and (rs[0]["status"] == "ok" or point in beside), rs
         nodes = expand_nodes(rs[0]["slurm_nodelist"])
         assert "node4" not in nodes, (point, nodes)
-    # the dying job: ran again (requeued or resubmitted) and finished elsewhere
+    # the dying job: never requeued (--no-requeue), it ended NODE_FAIL with its node,
+    # and Snakemake submitted it again, without that node; it finished elsewhere
     claimed = [
         p
         for p, rs in recs.items()
@@ -199,28 +178,21 @@ def test_node_dies_mid_campaign_and_drained_node_is_never_used(
     ]
     assert claimed, (dead, recs)
     mine = set(submitted_jobs(p.stdout))
-    # -D: every run of a requeued job, not only its last one
+    # -D: every run of a job, a requeued one's earlier runs too
     runs = [r for r in cluster.sacct("-X", "-D") if r["JobID"] in mine]
     assert not [r for r in runs if "node4" in expand_nodes(r["NodeList"] or "x")], runs
     lost = [r for r in runs if dead in expand_nodes(r["NodeList"] or "x")]
     lost = [r for r in lost if r["State"] != "COMPLETED"]
     assert lost, runs  # the run that died with its node, as Slurm accounts it
     jid = lost[0]["JobID"]
-    again = [r for r in runs if r["JobID"] == jid and r["State"] == "COMPLETED"]
-    if again:  # requeued by Slurm: the same job ran again, elsewhere
-        assert dead not in expand_nodes(again[0]["NodeList"]), again
-        log = next((tmp_path / "wd" / ".snakemake" / "slurm_logs").rglob(f"{jid}.log"))
-        text = log.read_text()
-        # the job's log keeps the run on the dead node and the run that finished
-        assert f"Host: {dead}" in text, text[:3000]
-        assert f"Host: {again[0]['NodeList']}" in text, text[-3000:]
-    else:  # resubmitted by Snakemake
-        assert "Trying to restart job" in p.stdout, p.stdout[-3000:]
+    assert lost[0]["State"] == "NODE_FAIL", lost
+    assert not [r for r in runs if r["JobID"] == jid and r is not lost[0]], runs
+    assert "Trying to restart job" in p.stdout, p.stdout[-3000:]
     state = cluster.run("sinfo", "-h", "-n", dead, "-o", "%T").strip()
     assert state.startswith("down"), state
     print(
         f"[slurm] {dead} died mid-campaign; job {jid}: {lost[0]['State']} on {dead}, "
-        f"then {'requeued' if again else 'resubmitted'}; campaign took {took:.0f} s"
+        f"then resubmitted without it; campaign took {took:.0f} s"
     )
     if beside:  # a failed point is what the same command measures again
         print(f"[slurm] failed beside the node's death, measured again: {beside}")

@@ -88,7 +88,10 @@ def test_resources_from_the_point() -> None:
         and r["cpus_per_task"] == 1
         and r["gpu"] == 0
     )
-    assert r["bench"] == 1 and r["slurm_extra"] == "--exclusive"
+    # whole nodes, and a job whose node fails is submitted again, never requeued
+    assert r["bench"] == 1 and r["slurm_extra"] == "--exclusive --no-requeue"
+    shared = resources.resources(p, {**cluster, "exclusive": False})
+    assert shared["slurm_extra"] == "--no-requeue"
     assert r["runtime"] >= 2 and r["mem_mb"] > 255
     c = make_point(
         size="1KB", backend="cuda", cipher="aes-128-ecb", gpus=1, block_threads=256

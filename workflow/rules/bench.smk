@@ -46,7 +46,7 @@ rule bench:
         runtime=pack_res("runtime"),
         mem_mb=pack_res("mem_mb"),
         bench=1,
-        slurm_extra="--exclusive" if C.cfg["cluster"]["exclusive"] else "",
+        slurm_extra=pack_res("slurm_extra"),
         mpi=pack_res("mpi"),
     params:
         # every point's attempt token and plan key: a point whose records no longer

@@ -71,7 +71,7 @@ def resources(
         "runtime": runtime,
         "mem_mb": mem_mb,
         "bench": 1,
-        "slurm_extra": "--exclusive" if cluster.get("exclusive", True) else "",
+        "slurm_extra": slurm_extra(cluster),
         # Slurm's job step runs an MPI point (more than one rank) directly in the batch
         # step, where its launcher (srun/mpirun) has the whole allocation; other points
         # run in a one-task step. None: the resource is left out.
@@ -81,6 +81,21 @@ def resources(
             else None
         ),
     }
+
+
+# What every job of a campaign asks sbatch besides its resources. --no-requeue: a job
+# whose node fails ends (NODE_FAIL) with that node in its accounting, and Snakemake
+# submits it again at once, without the dead node (retries in profiles/slurm). Were
+# Slurm to requeue it, the Slurm executor plugin (2.8.0, its issue 485) would read the
+# requeued job's node list, "None assigned", as a node to exclude, and every later
+# sbatch of the run would fail ("Unable to open file assigned").
+NO_REQUEUE = "--no-requeue"
+
+
+def slurm_extra(cluster: dict[str, Any]) -> str:
+    """THE sbatch options of a bench job beyond its resources: --no-requeue (above),
+    and --exclusive where the campaign asks for whole nodes (``cluster.exclusive``)."""
+    return f"--exclusive {NO_REQUEUE}" if cluster.get("exclusive", True) else NO_REQUEUE
 
 
 def kernel_timeout(
