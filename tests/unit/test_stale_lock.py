@@ -81,14 +81,22 @@ def test_a_lock_it_cannot_tell_about_is_left_alone(tmp_path: Path) -> None:
     assert lock.stale(unlocked) is None  # no lock files: nothing to release
 
 
-def test_the_lock_stays_while_a_process_of_the_killed_run_runs(tmp_path: Path) -> None:
-    """A kernel outlives its Snakemake killed alone: the next run names it and keeps
-    the lock until it ends, rather than measure beside it."""
+def _left_by_a_killed_run(
+    tmp_path: Path, seconds: str
+) -> tuple[Path, lock.Owner, subprocess.Popen[bytes]]:
+    """A lock of a killed run, and a process of that run (``sleep seconds``) still
+    running: the lock folder, the run's owner record and the process."""
     locks = _locked(tmp_path)
     owner = replace(_gone(), run="12345:678.9")
     _owned_by(locks, owner)
     env = dict(os.environ, **{lock.RUN_VAR: owner.run})
-    kernel = subprocess.Popen(["sleep", "60"], env=env)
+    return locks, owner, subprocess.Popen(["sleep", seconds], env=env)
+
+
+def test_the_lock_stays_while_a_process_of_the_killed_run_runs(tmp_path: Path) -> None:
+    """A kernel outlives its Snakemake killed alone: the next run names it and keeps
+    the lock until it ends, rather than measure beside it."""
+    locks, _, kernel = _left_by_a_killed_run(tmp_path, "60")
     try:
         line = lock.release_stale(locks)
         assert line is not None and f"{kernel.pid} sleep" in line, line
@@ -121,11 +129,7 @@ def test_a_process_of_the_killed_run_that_ends_soon_is_waited_for(
     """A process of the killed run that ends within a moment (its drawing process
     finishing its start, then finding its run gone) does not keep the lock: the next
     run waits for it and releases the lock."""
-    locks = _locked(tmp_path)
-    owner = replace(_gone(), run="12345:678.9")
-    _owned_by(locks, owner)
-    env = dict(os.environ, **{lock.RUN_VAR: owner.run})
-    ending = subprocess.Popen(["sleep", "2"], env=env)
+    locks, owner, ending = _left_by_a_killed_run(tmp_path, "2")
     try:
         assert lock.survivors(owner)
         assert "is released" in (lock.release_stale(locks) or "")
