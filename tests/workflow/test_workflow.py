@@ -276,11 +276,11 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
         cluster={"cores_per_node": 8, "max_ranks": 8, "gpus_per_node": 0},
     )
     cfg["backends"]["mpi"]["ranks"] = [8]
-    # on the larger size: 3 repetitions of a 1KiB point on a loaded machine can vary so
-    # much that the mean's interval reaches 0, and the verdict is then (rightly)
-    # inconclusive, not a miss
+    # a reference the cell misses from below, whatever the noise: 3 repetitions on a
+    # loaded machine can vary so much that the mean's interval reaches 0 (a reference
+    # of 1 ns is then, rightly, inconclusive), but its top stays far under 1e6 s
     cfg["compare"]["references"] = [
-        {"where": {"backend": "seq", "size": "512KiB"}, "value": 1e-9, "unit": "s"}
+        {"where": {"backend": "seq", "size": "512KiB"}, "value": 1e6, "unit": "s"}
     ]
     cfg["compare"]["on_violation"] = "fail"
     proc = run_snakemake(tmp_path, cfg, timeout=600)
@@ -288,7 +288,7 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     assert proc.returncode != 0
     assert (
         "seq-ref-ecb-enc-512KiB-r1-t1: t_total" in proc.stderr
-        and "is above its reference 1e-09 s" in proc.stderr
+        and "is below its reference 1e+06 s" in proc.stderr
     ), proc.stderr[-3000:]
     # the study's tables, both ways, and the comparison: all kept
     time_t = pd.read_csv(res / "tables" / "study_time.csv", index_col=0)
@@ -337,5 +337,5 @@ def test_small_pousa2011_produces_its_published_comparison(tmp_path: Path) -> No
     assert "Comparison with the published study" in html
     assert "the paper contradicts itself" in html
     refs = pd.read_csv(res / "compare" / "references.csv")
-    assert list(refs.verdict) == ["above"]
+    assert list(refs.verdict) == ["below"]
     assert not (res / "compare" / "references.ok").exists()
