@@ -7,6 +7,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 
 from ciphersweep.job import cpusample, launch
@@ -60,6 +61,33 @@ def test_one_busy_thread_reads_one_core() -> None:
     res = cpusample.run([sys.executable, "-c", BUSY], capture_output=True, timeout=60)
     assert res.returncode == 0
     assert res.cpu_peak_pct is not None and res.cpu_peak_pct <= 110, res.cpu_peak_pct
+
+
+def test_every_thread_of_a_process_is_counted() -> None:
+    """A process of several threads is read thread by thread (a single-threaded one is
+    its own only task): this process's CPU time includes what a second thread burnt,
+    0.2 s of CPU time whatever the machine's load, and the main thread's."""
+    burnt: list[float] = []
+    done, stop = threading.Event(), threading.Event()
+
+    def burn() -> None:
+        t0 = time.thread_time()
+        while time.thread_time() - t0 < 0.2:
+            pass
+        burnt.append(time.thread_time())
+        done.set()
+        stop.wait()
+
+    worker = threading.Thread(target=burn)
+    worker.start()
+    try:
+        assert done.wait(60)
+        main = time.thread_time()
+        total = cpusample.process_cpu_s(os.getpid())
+    finally:
+        stop.set()
+        worker.join()
+    assert total is not None and total >= burnt[0] + main - 0.02, (total, burnt, main)
 
 
 def test_gone_process_gives_no_sample() -> None:

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from ciphersweep.job.cpusample import read_proc
+
 # a process using at least this share of one CPU over the sample counts as CPU-heavy
 HEAVY_SHARE = 0.5
 SAMPLE_S = 0.1
@@ -69,9 +71,8 @@ class Busy:
 
 
 def _ticks(pid: int, proc: Path) -> tuple[str, int] | None:
-    try:
-        text = (proc / str(pid) / "stat").read_text()
-    except OSError:
+    text = read_proc(f"{proc}/{pid}/stat")
+    if not text:
         return None
     name = text[text.find("(") + 1 : text.rfind(")")]
     rest = text[text.rfind(")") + 2 :].split()
@@ -142,7 +143,7 @@ def _runnable_others(
 
 
 def _pids(proc: Path) -> list[int]:
-    return [int(p.name) for p in proc.iterdir() if p.name.isdigit()]
+    return [int(name) for name in os.listdir(proc) if name.isdigit()]
 
 
 Ticks = dict[int, tuple[str, int]]
