@@ -5,8 +5,10 @@ flagging of cells whose interval is wider than the precision target."""
 from __future__ import annotations
 
 import math
+import os
 import random
 import subprocess
+import sys
 from fractions import Fraction
 
 import pandas as pd
@@ -16,7 +18,7 @@ from ciphersweep.analysis.plots import speedup, timing
 from ciphersweep.analysis.tables import generic, layout_tables
 from ciphersweep.analysis.tables import model as tables
 from ciphersweep.core import stats
-from support import KERNELS, make_point
+from support import KERNELS, ROOT, make_point
 
 
 def _exact_ranks(
@@ -50,8 +52,51 @@ def test_published_ranks() -> None:
     assert (stats.median_ci_ranks(100).low, stats.median_ci_ranks(100).high) == (40, 61)
 
 
+def test_a_median_interval_needs_no_scipy() -> None:
+    """Up to EXACT_N repetitions a median's interval comes from exact integer tails:
+    a run of median campaigns never pays SciPy's import (a quarter of a second in
+    every gather step); a mean's interval (a t quantile) does import it."""
+    code = (
+        "import sys\nfrom ciphersweep.core import stats\n"
+        "e = stats.median_ci([1.0 + i / 100 for i in range(4145)])\n"
+        "print(e.level > 0.95, 'scipy' in sys.modules)\n"
+        "stats.mean_ci([1.0, 2.0, 3.0])\nprint('scipy' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "workflow")},
+    ).stdout.split()
+    assert out == ["True", "False", "True"], out
+
+
+def test_exact_tails_agree_with_scipy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The integer tails and SciPy's bdtr (used above EXACT_N) give the same
+    probabilities and the same ranks, up to the exact range's top."""
+    n = stats.EXACT_N
+    special = stats.scipy_special()
+    for k in (n // 2 - 300, n // 2 - 98, n // 2, n // 2 + 150):
+        assert stats.binom_half_cdf(k, n) == pytest.approx(
+            float(special.bdtr(k, n, 0.5)), rel=1e-9
+        )
+    sizes = (6, 7, 40, 1001, 4145, n)
+    exact = [stats.median_ci_ranks(m) for m in sizes]
+    stats.median_ci_ranks.cache_clear()
+    monkeypatch.setattr(stats, "EXACT_N", 0)
+    try:
+        by_scipy = [stats.median_ci_ranks(m) for m in sizes]
+    finally:
+        stats.median_ci_ranks.cache_clear()
+    for e, s in zip(exact, by_scipy, strict=True):
+        assert (e.low, e.high) == (s.low, s.high)
+        assert e.coverage == pytest.approx(s.coverage, abs=1e-12)
+
+
 def test_large_n_log_space_agrees_with_exact_sum() -> None:
-    n = 2600  # above the exact-integer limit: the log-space sum is used
+    n = 2600  # summed in integers (SciPy's bdtr above EXACT_N)
     for k in (1200, 1250, 1249, 1300):
         exact = Fraction(sum(math.comb(n, i) for i in range(k + 1)), 2**n)
         assert stats.binom_half_cdf(k, n) == pytest.approx(float(exact), rel=1e-9)
