@@ -148,6 +148,31 @@ def test_a_good_store_passes_and_nothing_is_added_beside_it(tmp_path: Path) -> N
     preflight.check_history_store({"history": {"enabled": False, "path": str(path)}})
 
 
+def test_the_check_before_any_job_leaves_an_emptied_log_untouched(
+    tmp_path: Path,
+) -> None:
+    """A run ends without closing its connections (ciphersweep.campaign.ending): the
+    write-ahead log stays beside the store, emptied (checkpointed), with its index
+    (-shm). The check every parse makes (a dry run too) then reads the store alone: no
+    file beside it changes, its modification time included."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    path = _store(folder / "history.sqlite")
+    code = (
+        "import os, sqlite3, sys\ndb = sqlite3.connect(sys.argv[1])\n"
+        "db.execute('PRAGMA journal_mode=WAL').fetchall()\n"
+        "db.execute('PRAGMA wal_checkpoint(TRUNCATE)').fetchall()\nos._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path)], check=True, timeout=60)
+    wal, shm = (folder / f"history.sqlite-{x}" for x in ("wal", "shm"))
+    assert wal.stat().st_size == 0 and shm.exists()
+    os.utime(shm, ns=(1, 1))  # any touch now shows
+    before = {p.name: (p.stat().st_mtime_ns, _digest(p)) for p in folder.iterdir()}
+    preflight.check_history_store({"history": {"enabled": True, "path": str(path)}})
+    after = {p.name: (p.stat().st_mtime_ns, _digest(p)) for p in folder.iterdir()}
+    assert after == before
+
+
 def test_a_store_that_is_a_directory_is_refused(tmp_path: Path) -> None:
     (tmp_path / "h.sqlite").mkdir()
     with pytest.raises(store.StoreError, match="is a directory"):

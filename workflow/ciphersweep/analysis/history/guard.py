@@ -74,14 +74,26 @@ def _read_only_dir(folder: Path) -> bool:
     return not os.access(folder, os.W_OK | os.X_OK)
 
 
+def _no_log(wal: Path) -> bool:
+    """No write-ahead log to read beside the store: no file, or an empty one."""
+    try:
+        return wal.stat().st_size == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
 def _open_read(path: Path, quiet: bool = False) -> sqlite3.Connection:
     """The store opened read-only: ``mode=ro`` (it sees a writer's log and waits for
     its lock); immutable where SQLite could not add the log's index beside it (a
-    read-only mount), and with ``quiet`` where no log is there to read (nothing at all
-    is created beside the store; a failed read is tried again with ``mode=ro``)."""
+    read-only mount), and with ``quiet`` where no log is there to read: none, or an
+    empty one that a run ending without closing its connection left with its index
+    (nothing at all is created or touched beside the store; a failed read is tried
+    again with ``mode=ro``)."""
     uri = path.absolute().as_uri()
     wal = path.with_name(path.name + "-wal")
-    if quiet and not wal.exists():
+    if quiet and _no_log(wal):
         db = sqlite3.connect(f"{uri}?immutable=1", uri=True)
         try:
             verify(db, path)
