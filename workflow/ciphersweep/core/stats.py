@@ -138,14 +138,14 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
         cover = 1.0 - 2.0 * scipy_special().bdtr(k - 1, n, 0.5)
         ok = np.nonzero(cover >= confidence - 1e-12)[0]
         best = int(k[ok[-1]]) if len(ok) else 1
-    else:
-        bound = Fraction(1 - (confidence - 1e-12)) / 2 * 2**n
-        best = 1
-        for below, tail in _tail_sums(n):
-            if below + 1 > n // 2 or tail > bound:
-                break
-            best = below + 1
-    return Ranks(best, n - best + 1, 1.0 - 2 * binom_half_cdf(best - 1, n))
+        return Ranks(best, n - best + 1, 1.0 - 2 * binom_half_cdf(best - 1, n))
+    bound = Fraction(1 - (confidence - 1e-12)) / 2 * 2**n
+    best, kept = 1, 1  # kept: 2^n P(B <= best-1), the tail of the rank chosen
+    for below, tail in _tail_sums(n):
+        if below + 1 > n // 2 or tail > bound:
+            break
+        best, kept = below + 1, tail
+    return Ranks(best, n - best + 1, 1.0 - 2 * (kept / 2**n))
 
 
 @functools.lru_cache(maxsize=1024)
