@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 import pytest
 from ciphersweep.analysis import report
-from ciphersweep.analysis.history import outputs, regress, runs, store
+from ciphersweep.analysis.history import guard, outputs, regress, runs, store
 from ciphersweep.campaign import console, preflight
 from ciphersweep.plan import config
 from support import ROOT
@@ -171,6 +171,30 @@ def test_the_check_before_any_job_leaves_an_emptied_log_untouched(
     preflight.check_history_store({"history": {"enabled": True, "path": str(path)}})
     after = {p.name: (p.stat().st_mtime_ns, _digest(p)) for p in folder.iterdir()}
     assert after == before
+
+
+def test_a_store_a_writer_is_finishing_is_not_called_truncated(
+    tmp_path: Path,
+) -> None:
+    """Another campaign's checkpoint has written the header's new size but not yet
+    the pages behind it, and has already removed its log: the file looks truncated
+    for a moment. The check looks again after a pause (here the writer finishes in
+    it) and finds a whole store; a file that stays short is still refused."""
+    whole = _store(tmp_path / "whole.sqlite").read_bytes()
+    path = tmp_path / "h.sqlite"
+    path.write_bytes(whole[:4096])
+    pauses: list[float] = []
+
+    def writer_finishes(seconds: float) -> None:
+        pauses.append(seconds)
+        path.write_bytes(whole)
+
+    assert guard._header_problem(path, sleep=writer_finishes) is None
+    assert len(pauses) == 1
+    path.write_bytes(whole[:4096])
+    problem = guard._header_problem(path, sleep=pauses.append)
+    assert problem is not None and problem.startswith("truncated (4096 bytes")
+    assert len(pauses) == guard.LOOKS
 
 
 def test_a_store_that_is_a_directory_is_refused(tmp_path: Path) -> None:

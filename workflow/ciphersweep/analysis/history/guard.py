@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -23,6 +24,9 @@ from .schema import SCHEMA_VERSION, TABLES, version
 BUSY_TIMEOUT_S = 120.0
 # the files SQLite keeps beside the store (write-ahead log, its index, rollback journal)
 SIDECARS = ("-wal", "-shm", "-journal")
+# looks at a store's header before it is called damaged, and the pause between them
+LOOKS = 3
+LOOK_PAUSE_S = 0.05
 _MAGIC = b"SQLite format 3\x00"
 
 
@@ -40,9 +44,26 @@ def fail(path: Path, why: str) -> StoreError:
     return StoreError(f"history store {path}: {why}")
 
 
-def _header_problem(path: Path) -> str | None:
+def _header_problem(
+    path: Path, sleep: Callable[[float], None] = time.sleep
+) -> str | None:
     """Why the bytes of ``path`` are not a whole SQLite database (None: they are, or
-    the file is empty, which SQLite makes a new database of)."""
+    the file is empty, which SQLite makes a new database of). Another process may be
+    ending its write meanwhile: a checkpoint writes the header's new size before the
+    pages behind it, and removes its log before this has read the file's size. So a
+    problem counts only when it is still there at each of :data:`LOOKS` looks, a
+    moment apart (a truncated file stays truncated)."""
+    problem = _header_look(path)
+    for _ in range(LOOKS - 1):
+        if problem is None:
+            return None
+        sleep(LOOK_PAUSE_S)
+        problem = _header_look(path)
+    return problem
+
+
+def _header_look(path: Path) -> str | None:
+    """One look at the bytes of ``path`` (:func:`_header_problem`)."""
     size = path.stat().st_size
     if size == 0:
         return None
