@@ -453,6 +453,8 @@ def test_drawing_children_end_with_the_drawing_process() -> None:
         assert os.getsid(server.pid) == server.pid != os.getsid(0)
         children = server.children()
         assert len(children) == min(drawing_module.MOST_CHILDREN, os.cpu_count() or 1)
+        # each child in a session of its own too (a loaded machine's share, _child)
+        assert [os.getsid(c.pid) for c in children] == [c.pid for c in children]
         server.kill()
         _, alive = psutil.wait_procs(children, timeout=30)
         assert alive == []

@@ -5,8 +5,8 @@ trend plot) is drawn apart from the Snakemake process.
 at its first request or earlier with :meth:`Drawing.start` (as the records are
 gathered, so that matplotlib is imported while they are). That process imports
 matplotlib once (no pandas: its jobs are plain data, a plot's context without its
-frame), forks its drawing children (one per core, at most four) before it has a
-thread of its own, then serves requests one after another until its
+frame), forks its drawing children (one per core, at most four, each in a session of
+its own: :func:`_child`) before it has a thread of its own, then serves requests one after another until its
 standard input closes: a request names a function of a drawing module and its jobs
 (one figure each, written to the files the job names), and the children draw the jobs
 side by side. The rules' bodies share the Snakemake process's interpreter: apart, the
@@ -192,10 +192,20 @@ def _travelling(exc: Exception) -> Exception:
 
 
 def _child(answers: int, parent: int) -> None:
-    """A drawing child as it starts: it writes no answers (its parent does), and it
-    ends with its parent, even one killed outright (Linux's parent-death signal;
-    without it, elsewhere, a child may outlive a parent killed outright)."""
+    """A drawing child as it starts: it writes no answers (its parent does), it is in a
+    session of its own, and it ends with its parent, even one killed outright (Linux's
+    parent-death signal; without it, elsewhere, a child may outlive a parent killed
+    outright).
+
+    The session: where the kernel shares the processors between sessions before
+    sharing them between a session's processes (``sched_autogroup_enabled``), children
+    in one session would share one session's part of a loaded machine between them;
+    each in its own, each child draws with the part any other process started in a
+    session of its own has (another user's, a test ReFrame starts, a task srun starts).
+    Nothing else changes: the children already ignore the terminal's signals, and end
+    with their parent."""
     os.close(answers)
+    os.setsid()
     prctl = getattr(ctypes.CDLL(None, use_errno=True), "prctl", None)
     if prctl is not None:  # Linux
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
