@@ -30,9 +30,11 @@ from support import make_point
 SIZES = (("1KB", 1000), ("1MB", 10**6), ("16MB", 16 * 10**6))
 
 
-def _campaign() -> tuple[dict, list[Point], pd.DataFrame]:
+def _campaign(
+    sizes: tuple[tuple[str, int], ...] = SIZES,
+) -> tuple[dict, list[Point], pd.DataFrame]:
     pts, rows = [], []
-    for size in SIZES:
+    for size in sizes:
         base = size[1] / 1e8
         shapes = [("seq", {}, 1.0)]
         shapes += [("omp", {"threads": t}, t * 0.8) for t in (2, 4)]
@@ -104,6 +106,46 @@ def test_speedup_panels_ticks_ideal_and_oversubscribed(ctx: tables.Context) -> N
     # the GPU's speedup is shown, against the data size
     assert [t.get_text() for t in gpu.get_xticklabels()] == [s for s, _ in SIZES]
     assert list(gpu.containers[0].lines[0].get_ydata()) == pytest.approx([40.0] * 3)
+
+
+def _legends(fig: Figure) -> list[tuple[Any, Any, Any]]:
+    """(axes, its legend, both drawn boxes) of each axes with a legend in ``fig``."""
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)
+    return [
+        (ax, ax.get_legend(), ax.get_window_extent(renderer))
+        for ax in fig.axes
+        if ax.get_legend() is not None
+    ]
+
+
+@pytest.mark.parametrize("sizes", [3, 16])
+def test_a_speedup_legend_names_each_size_once_where_it_hides_nothing(
+    sizes: int,
+) -> None:
+    """The speedup panels' legends are laid out by the one legend rule: 3 sizes inside
+    the axes, 16 (a sweep over sizes) beside them, where the panels' titles and data
+    stay in sight (they were drawn inside, over both); "oversubscribed", which every
+    size's ringed points carry, is named once."""
+    many = tuple((f"{2**k}KiB", 1024 * 2**k) for k in range(sizes))
+    cfg, pts, summary = _campaign(many)
+    fig = speedup.plot_speedup(tables.Context(cfg, pts, summary))
+    drawn = _legends(fig)[:2]  # (the GPU panel's legend names its series)
+    assert [ax.get_title() for ax, _, _ in drawn] == ["omp", "mpi"]
+    for ax, leg, box in drawn:
+        names = [t.get_text() for t in leg.get_texts()]
+        assert leg.get_title().get_text() == "data size"
+        assert sorted(names) == sorted(
+            [*(s for s, _ in many), "ideal (S = P)"]
+            + (["oversubscribed"] if ax.get_title() == "mpi" else [])
+        )
+        frame = leg.get_window_extent()
+        if sizes <= legend.INSIDE - 2:
+            assert box.x0 <= frame.x0 and frame.x1 <= box.x1
+        else:  # beside its axes, clear of every panel
+            assert frame.x0 >= box.x1
+            others = [a.get_window_extent() for a in fig.axes]
+            assert not any(frame.overlaps(o) for o in others)
 
 
 def test_throughput_log_ticks_are_readable(ctx: tables.Context) -> None:

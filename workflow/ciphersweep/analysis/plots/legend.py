@@ -19,14 +19,27 @@ BEST = 0  # matplotlib's code of loc="best"
 ANCHORED = range(1, 11)  # its codes of the fixed places ("upper right" .. "center")
 
 
-def place(ax: Any, listed_in: str = "the tables", **inside: Any) -> None:
-    """The legend of ``ax`` (``inside``: keyword arguments for a short legend)."""
-    handles, labels = ax.get_legend_handles_labels()
+def entries(ax: Any) -> tuple[list[Any], list[str]]:
+    """The legend entries of ``ax``, each label once (with its first handle): a mark
+    that several series carry, such as the ring of an oversubscribed point, is named
+    once."""
+    first: dict[str, Any] = {}
+    for handle, label in zip(*ax.get_legend_handles_labels()):
+        first.setdefault(label, handle)
+    return list(first.values()), list(first)
+
+
+def place(
+    ax: Any, listed_in: str = "the tables", title: str | None = None, **inside: Any
+) -> None:
+    """The legend of ``ax``, under ``title`` if one is given (``inside``: keyword
+    arguments for a short legend)."""
+    handles, labels = entries(ax)
     n = len(handles)
     if n == 0:
         return
     if n <= INSIDE:
-        ax.legend(fontsize="small", **inside)
+        ax.legend(handles, labels, fontsize="small", title=title, **inside)
         return
     if n > MOST:
         ax.text(
@@ -40,7 +53,7 @@ def place(ax: Any, listed_in: str = "the tables", **inside: Any) -> None:
         )
         return
     ncol = math.ceil(n / PER_COLUMN)
-    rows = math.ceil(n / ncol)
+    rows = math.ceil(n / ncol) + (title is not None)
     longest = max(len(str(label)) for label in labels)
     fig = ax.figure
     width, height = fig.get_size_inches()
@@ -51,6 +64,8 @@ def place(ax: Any, listed_in: str = "the tables", **inside: Any) -> None:
         handles,
         labels,
         fontsize="x-small",
+        title=title,
+        title_fontsize="small",
         ncol=ncol,
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),

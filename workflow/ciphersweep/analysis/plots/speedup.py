@@ -92,9 +92,7 @@ def _speedup_panel(ax: Any, backend: str, pts: list, styles: dict) -> None:
     ax.set_ylabel("speedup Ts/Tp")
     title(ax, backend)
     ax.grid(True, alpha=0.3)
-    handles, labels = ax.get_legend_handles_labels()
-    uniq = dict(zip(labels, handles))
-    ax.legend(uniq.values(), uniq.keys(), fontsize="small", title="data size")
+    style.legend(ax, title="data size")
 
 
 def _gpu_panel(ax: Any, pts: list, sizes: Sequence[str]) -> None:
