@@ -147,9 +147,15 @@ def csv_frame(t: Table) -> pd.DataFrame:
 # ------------------------------------------------------------------ Markdown
 
 
+# every line break (and other control character) -> a space
+_ONE_LINE = str.maketrans(
+    dict.fromkeys([*map(chr, range(32)), *"\x7f\u2028\u2029\x85"], " ")
+)
+
+
 def one_line(s: str) -> str:
     """Text on one line: every line break (and other control character) a space."""
-    return "".join(" " if ord(c) < 32 or c in "\x7f\u2028\u2029\x85" else c for c in s)
+    return s.translate(_ONE_LINE)
 
 
 def md_escape(s: str) -> str:
@@ -199,13 +205,14 @@ _TEX = {
     "±": r"$\pm$",
     "→": r"$\rightarrow$",
 }
+_TEX_TABLE = str.maketrans(_TEX)
 
 
 def tex_escape(s: str) -> str:
     """Text as LaTeX typesets it literally, on one line (a line break could end a
     comment or a row and start a command of its own); each character is replaced
     once, so a replacement is never escaped again."""
-    return "".join(_TEX.get(c, c) for c in one_line(s))
+    return one_line(s).translate(_TEX_TABLE)
 
 
 def render_latex(t: Table) -> str:

@@ -209,9 +209,11 @@ def mean_ci(values: Sequence[float], confidence: float = CONFIDENCE) -> Estimate
     return Estimate(m, low, m + half, confidence, n)
 
 
-def _quantile(xs: Sequence[float], q: float) -> float:
-    """Linear-interpolation quantile (pandas' and NumPy's default)."""
-    return float(np.quantile(xs, q))
+def _quartiles(xs: Sequence[float]) -> tuple[float, float]:
+    """First and third quartiles, linear interpolation (pandas' and NumPy's default),
+    in one NumPy call."""
+    q1, q3 = np.quantile(xs, (0.25, 0.75))
+    return float(q1), float(q3)
 
 
 def _by_process(
@@ -262,6 +264,7 @@ def summarize(
         if n > 1
         else 0.0
     )
+    q1, q3 = _quartiles(xs)
     return {
         f"{prefix}_median": med.value,
         f"{prefix}_ci_low": med.low,
@@ -270,8 +273,8 @@ def summarize(
         f"{prefix}_rel_hw": med.rel_half_width,
         f"{prefix}_min": xs[0],
         f"{prefix}_max": xs[-1],
-        f"{prefix}_q1": _quantile(xs, 0.25),
-        f"{prefix}_q3": _quantile(xs, 0.75),
+        f"{prefix}_q1": q1,
+        f"{prefix}_q3": q3,
         f"{prefix}_mean": mean.value,
         f"{prefix}_mean_ci_low": mean.low,
         f"{prefix}_mean_ci_high": mean.high,
