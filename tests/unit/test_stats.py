@@ -52,15 +52,19 @@ def test_published_ranks() -> None:
     assert (stats.median_ci_ranks(100).low, stats.median_ci_ranks(100).high) == (40, 61)
 
 
-def test_a_median_interval_needs_no_scipy() -> None:
-    """Up to EXACT_N repetitions a median's interval comes from exact integer tails:
-    a run of median campaigns never pays SciPy's import (a quarter of a second in
-    every gather step); a mean's interval (a t quantile) does import it."""
+def test_a_run_s_intervals_need_no_scipy() -> None:
+    """Up to EXACT_N repetitions a median's interval comes from exact integer tails,
+    and up to EXACT_DF degrees of freedom a mean's t quantile from exact sums: a run's
+    gather step (every timing has both) never pays SciPy's import (a quarter of a
+    second); a mean of more repetitions does import it."""
     code = (
         "import sys\nfrom ciphersweep.core import stats\n"
         "e = stats.median_ci([1.0 + i / 100 for i in range(4145)])\n"
-        "print(e.level > 0.95, 'scipy' in sys.modules)\n"
-        "stats.mean_ci([1.0, 2.0, 3.0])\nprint('scipy' in sys.modules)\n"
+        "m = stats.mean_ci([1.0, 2.0, 3.0, 5.0, 8.0])\n"
+        "s = stats.summarize([1.0 + i / 7 for i in range(stats.EXACT_DF + 1)])\n"
+        "print(e.level > 0.95, m.low < 3.8 < m.high, 'scipy' in sys.modules)\n"
+        "stats.mean_ci([1.0 + i / 7 for i in range(stats.EXACT_DF + 2)])\n"
+        "print('scipy' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -70,7 +74,29 @@ def test_a_median_interval_needs_no_scipy() -> None:
         timeout=120,
         env={**os.environ, "PYTHONPATH": str(ROOT / "workflow")},
     ).stdout.split()
-    assert out == ["True", "False", "True"], out
+    assert out == ["True", "True", "False", "True"], out
+
+
+def test_exact_t_quantiles_agree_with_scipy() -> None:
+    """The t quantiles from the exact sums agree with SciPy's stdtrit (the path above
+    EXACT_DF) to 1e-10, over the degrees of freedom and levels a campaign uses and
+    well into the tails; where the exact range ends SciPy takes over."""
+    special = stats.scipy_special()
+    levels = (0.55, 0.8, 0.9, 0.95, 0.975, 0.99, 0.995, 0.9995, 0.99999)
+    for df in [*range(1, 120), 255, 256, 999, stats.EXACT_DF]:
+        for p in (*levels, *(1 - q for q in levels)):
+            assert stats.t_quantile(p, df) == pytest.approx(
+                float(special.stdtrit(df, p)), rel=1e-10
+            ), (p, df)
+    assert stats.t_quantile(0.5, 7) == 0.0
+    above = stats.EXACT_DF + 1
+    assert stats.t_quantile(0.975, above) == float(special.stdtrit(above, 0.975))
+    # the central probability itself, against SciPy's t distribution function
+    for df in (1, 2, 3, 10, 51):
+        for theta in (0.01, 0.4, 1.0, 1.5):
+            t = math.sqrt(df) * math.tan(theta)
+            both = 2 * float(special.stdtr(df, t)) - 1
+            assert stats.t_central(theta, df) == pytest.approx(both, rel=1e-12)
 
 
 def test_exact_tails_agree_with_scipy(monkeypatch: pytest.MonkeyPatch) -> None:

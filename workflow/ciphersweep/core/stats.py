@@ -13,7 +13,8 @@ Every timing cell is an estimate with an interval:
   its actual coverage ``1 - 2^(1-n)`` (93.8% for 5 repetitions, 0 for 1) is reported
   with it, and the cell is flagged.
 * **mean** (``statistic: mean``) with Student's t interval ``mean +- t(0.975, n-1) s/sqrt(n)``
-  (the t quantile is SciPy's ``scipy.special.stdtrit``: the interval of
+  (the t quantile from Abramowitz and Stegun's exact finite sums up to 1,000 degrees
+  of freedom, then SciPy's ``scipy.special.stdtrit``: the interval of
   ``ttest_1samp(...).confidence_interval()``, a test compares the two).
 * **spread**: min, max, quartiles, standard deviation.
 * **ratios** (speedup Ts/Tp, efficiency Ts/(P Tp)) get an interval by conservative
@@ -43,15 +44,19 @@ from typing import Any
 import numpy as np
 
 CONFIDENCE = 0.95
+# t quantiles from exact sums up to this many degrees of freedom and this far from 1/2
+# (levels up to 99.998%), SciPy's above (t_quantile)
+EXACT_DF = 1_000
+EXACT_P = 0.49999
 # Target relative half-width used for flagging when a campaign has no precision block.
 DEFAULT_TARGET = 0.02
 STATISTICS = ("median", "mean")
 
 
 # ------------------------------------------------------------------ distributions
-# (binomial tails in integers, SciPy's scipy.special beyond EXACT_N repetitions and
-# for t quantiles, imported by the first that needs it: scipy.stats costs a second
-# more to import on every run)
+# (binomial tails in integers and t quantiles from exact sums; SciPy's scipy.special
+# beyond EXACT_N repetitions and EXACT_DF degrees of freedom, imported by the first
+# that needs it: scipy.stats costs a second more to import on every run)
 
 
 @functools.cache
@@ -148,9 +153,55 @@ def median_ci_ranks(n: int, confidence: float = CONFIDENCE) -> Ranks:
     return Ranks(best, n - best + 1, 1.0 - 2 * (kept / 2**n))
 
 
+def t_central(theta: float, df: int) -> float:
+    """P(|T| <= sqrt(df) tan(theta)) for Student's t with ``df`` (an integer) degrees
+    of freedom, 0 <= theta < pi/2: the finite sums in cos(theta) of Abramowitz and
+    Stegun 26.7.3 (odd ``df``) and 26.7.4 (even), every term positive."""
+    sin, cos2 = math.sin(theta), math.cos(theta) ** 2
+    if df % 2 == 0:  # sin(theta) (1 + 1/2 cos^2 + (1 3)/(2 4) cos^4 + ...)
+        term = total = 1.0
+        for k in range(1, df // 2):
+            term *= cos2 * (2 * k - 1) / (2 * k)
+            total += term
+        return sin * total
+    if df == 1:
+        return 2.0 * theta / math.pi
+    # 2/pi (theta + sin cos (1 + 2/3 cos^2 + (2 4)/(3 5) cos^4 + ...))
+    term = total = 1.0
+    for k in range(1, (df - 1) // 2):
+        term *= cos2 * (2 * k) / (2 * k + 1)
+        total += term
+    return 2.0 / math.pi * (theta + sin * math.cos(theta) * total)
+
+
+def _t_quantile_exact(p: float, df: int) -> float:
+    """The t quantile ``p`` (1/2 < p < 1) by bisection on theta of :func:`t_central`,
+    to the last bit of theta."""
+    target = 2.0 * p - 1.0
+    lo, hi = 0.0, math.pi / 2
+    while True:
+        mid = (lo + hi) / 2
+        if not lo < mid < hi:
+            return math.sqrt(df) * math.tan(mid)
+        if t_central(mid, df) < target:
+            lo = mid
+        else:
+            hi = mid
+
+
 @functools.lru_cache(maxsize=1024)
 def t_quantile(p: float, df: int) -> float:
-    """Quantile of Student's t distribution with ``df`` degrees of freedom."""
+    """Quantile of Student's t distribution with ``df`` degrees of freedom: from the
+    exact finite sums (:func:`t_central`) for an integer ``df`` up to ``EXACT_DF`` and
+    ``p`` within ``EXACT_P`` of 1/2, without SciPy's import (a quarter of a second of
+    every run's gather step: every timing has a mean's interval); SciPy's
+    ``scipy.special.stdtrit`` otherwise."""
+    exact = float(df).is_integer() and 1 <= df <= EXACT_DF
+    if exact and abs(p - 0.5) <= EXACT_P:
+        if p == 0.5:
+            return 0.0
+        q = _t_quantile_exact(max(p, 1.0 - p), int(df))
+        return q if p > 0.5 else -q
     return float(scipy_special().stdtrit(df, p))
 
 
