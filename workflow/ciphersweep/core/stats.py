@@ -71,8 +71,10 @@ def scipy_stats() -> Any:
 
 @functools.cache
 def scipy_special() -> Any:
-    """scipy.special (its distribution functions), imported when a mean's interval is
-    first computed (a median's needs none of SciPy)."""
+    """scipy.special (its distribution functions), imported the first time an interval
+    is beyond the exact range (a median of more than EXACT_N repetitions, a mean of
+    more than EXACT_DF + 1, a level beyond EXACT_P): a campaign's usual intervals need
+    none of SciPy."""
     from scipy import special
 
     return special
