@@ -484,6 +484,23 @@ def test_drawing_process_errors_come_back_as_they_were() -> None:
         drawing.close()
 
 
+def test_a_drawing_process_never_asked_is_not_waited_for() -> None:
+    """A run that ends before its plots (failed, interrupted, other targets) does not
+    wait for its drawing process to import matplotlib only to end: one never asked
+    anything is killed at close; one that drew ends by itself when its input closes,
+    and so does the next one, started by the next request."""
+    drawing = plots.Drawing()
+    drawing.start()
+    unasked = drawing._proc
+    drawing.close()
+    assert unasked is not None and unasked.returncode == -signal.SIGKILL
+    assert drawing.map("math", "sqrt", [4.0, 9.0]) == [2.0, 3.0]
+    asked = drawing._proc
+    assert asked is not None and asked is not unasked
+    drawing.close()
+    assert asked.returncode == 0
+
+
 def test_drawing_children_end_with_the_drawing_process() -> None:
     """Killed outright, the drawing process takes its children with it: none is left
     behind holding its pipes; the next request starts a new one."""

@@ -94,6 +94,7 @@ class Drawing:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: IO[bytes] | None = None
+        self._asked = False  # the running process has been sent a request
 
     def start(self) -> None:
         """Start the drawing process now, if it is not running yet."""
@@ -106,6 +107,7 @@ class Drawing:
         with self._lock:
             proc = self._started()
             assert proc.stdin is not None and proc.stdout is not None
+            self._asked = True
             try:
                 pickle.dump((module, function, list(jobs)), proc.stdin)
                 proc.stdin.flush()
@@ -118,11 +120,17 @@ class Drawing:
         raise exc from RemoteTraceback(where)
 
     def close(self) -> None:
-        """End the drawing process (it finishes the request it is drawing, if any)."""
+        """End the drawing process: it finishes the request it is drawing, if any. One
+        that was never asked anything (a run that ended before its plots: failed,
+        interrupted, or with other targets) is killed at once instead of being waited
+        for while it imports matplotlib, which it would only do to end (its children
+        end with it: their parent-death signal)."""
         with self._lock:
             proc, self._proc = self._proc, None
             if proc is None:
                 return
+            if not self._asked:
+                proc.kill()
             if proc.stdin is not None:
                 proc.stdin.close()
             proc.wait()
@@ -134,6 +142,7 @@ class Drawing:
 
     def _started(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
+            self._asked = False
             env = dict(os.environ)
             env["PYTHONPATH"] = os.pathsep.join(
                 [_PACKAGE_ROOT, *filter(None, [env.get("PYTHONPATH")])]
