@@ -43,6 +43,7 @@ import contextlib
 import json
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -50,7 +51,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import bench_table as bt
 import reframe_cases as rc
@@ -67,11 +68,24 @@ SIZES_80 = [f"{1 << k}KiB" for k in range(10)] + [f"{1 << k}MiB" for k in range(
 
 @dataclass
 class Run:
-    """One side's campaign run: wall time, the kernels' sum of t_total, points run."""
+    """One side's campaign run: wall time, the kernels' sum of t_total, points run,
+    and the CPU time of every process it started (kernels included)."""
 
     wall: float
     kernel: float
     points: int
+    cpu: float
+
+
+class Took(NamedTuple):
+    """A command's wall time, output, and the CPU time (user + system) of its whole
+    process tree: every process it started that was waited for, as all of either
+    tool's are (the drawing children by the drawing process, the kernels by the
+    Snakemake process or by ReFrame's job script)."""
+
+    wall: float
+    out: str
+    cpu: float
 
 
 def fail(msg: str) -> None:
@@ -94,10 +108,11 @@ def timed(
     what: str,
     env: dict[str, str] | None = None,
     new_session: bool = False,
-) -> tuple[float, str]:
-    """Wall time and output (stdout, then stderr) of ``argv``, run in ``cwd`` with
-    :func:`environment` and ``env`` over it (in a session of its own with
+) -> Took:
+    """Wall time, output (stdout, then stderr) and CPU time of ``argv``, run in
+    ``cwd`` with :func:`environment` and ``env`` over it (in a session of its own with
     ``new_session``); a failure ends the bench naming ``what``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     proc = subprocess.run(
         list(argv),
@@ -109,11 +124,13 @@ def timed(
         start_new_session=new_session,
     )
     wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     out = proc.stdout + proc.stderr
     if proc.returncode != 0:
         tail = " | ".join(out.strip().splitlines()[-5:])
         fail(f"{what} failed (exit {proc.returncode}): {tail}")
-    return wall, out
+    return Took(wall, out, cpu)
 
 
 def install_reframe() -> Path:
@@ -157,7 +174,7 @@ def cs_dry_run(points: int, scratch: Path) -> float:
     cfg.write_text(yaml.safe_dump(synthetic(points)))
     argv = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(scratch)]
     argv += ["--configfile", str(cfg), "-n", "--quiet", "rules"]
-    wall, out = timed(argv, scratch, "ciphersweep's dry run")
+    wall, out, _ = timed(argv, scratch, "ciphersweep's dry run")
     m = re.search(
         r"^ciphersweep: (\d+) benchmark points? to measure", out, re.MULTILINE
     )
@@ -187,7 +204,7 @@ def rf_argv(reframe: Path, test: Path, action: str) -> list[str]:
 def rf_list(reframe: Path, cfg: dict[str, Any], scratch: Path) -> float:
     cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
     test = rc.write_suite(scratch / "suite", cases)
-    wall, out = timed(rf_argv(reframe, test, "-l"), scratch, "reframe -l")
+    wall, out, _ = timed(rf_argv(reframe, test, "-l"), scratch, "reframe -l")
     m = re.search(r"Found (\d+) check", out)
     if not m or int(m.group(1)) != len(cases):
         fail(f"reframe -l found {m.group(1) if m else 'no'} checks, not {len(cases)}")
@@ -197,7 +214,8 @@ def rf_list(reframe: Path, cfg: dict[str, Any], scratch: Path) -> float:
 def rf_run(reframe: Path, cfg: dict[str, Any], scratch: Path) -> Run:
     cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
     test = rc.write_suite(scratch / "suite", cases)
-    wall, out = timed(rf_argv(reframe, test, "-r"), scratch, "reframe -r")
+    took = timed(rf_argv(reframe, test, "-r"), scratch, "reframe -r")
+    out = took.out
     n = len(cases)
     if f"Ran {n}/{n} test case(s)" not in out or "(0 failure(s)" not in out:
         fail(f"reframe -r did not pass all {n} cases: {out.strip().splitlines()[-1]}")
@@ -205,7 +223,7 @@ def rf_run(reframe: Path, cfg: dict[str, Any], scratch: Path) -> Run:
     if len(outputs) != n:
         fail(f"reframe -r left {len(outputs)} job outputs, not {n}")
     lines = [x for f in outputs for x in f.read_text().splitlines()]
-    return Run(wall, kernel_seconds(lines), n)
+    return Run(took.wall, kernel_seconds(lines), n, took.cpu)
 
 
 def cs_run(cfg: dict[str, Any], scratch: Path) -> Run:
@@ -213,27 +231,28 @@ def cs_run(cfg: dict[str, Any], scratch: Path) -> Run:
     path.write_text(yaml.safe_dump(cfg))
     argv = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(scratch)]
     argv += ["--configfile", str(path), "--profile", str(ROOT / "profiles" / "local")]
-    wall, _ = timed(argv, scratch, "snakemake --profile profiles/local")
+    took = timed(argv, scratch, "snakemake --profile profiles/local")
     res = scratch / "results" / cfg["campaign"]
     raw = sorted((res / "raw").glob("*.jsonl"))
     n = len(rc.cases(cfg, KERNELS))
     if len(raw) != n or not (res / "report.html").exists():
         fail(f"ciphersweep's run left {len(raw)} of {n} points' records or no report")
     lines = [x for f in raw for x in f.read_text().splitlines()]
-    return Run(wall, kernel_seconds(lines), n)
+    return Run(took.wall, kernel_seconds(lines), n, took.cpu)
 
 
 def bare_run(cfg: dict[str, Any], scratch: Path) -> Run:
     """The campaign's launch lines (the ReFrame cases' commands) run back to back here,
     with no orchestrator: what the kernels take alone."""
     cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
-    wall, lines = 0.0, []
+    wall, cpu, lines = 0.0, 0.0, []
     for case in cases:
         argv = ["/bin/sh", "-c", case.command]
-        took, out = timed(argv, scratch, f"{case.name} alone", case.env, True)
-        wall += took
-        lines += out.splitlines()
-    return Run(wall, kernel_seconds(lines), len(cases))
+        took = timed(argv, scratch, f"{case.name} alone", case.env, True)
+        wall += took.wall
+        cpu += took.cpu
+        lines += took.out.splitlines()
+    return Run(wall, kernel_seconds(lines), len(cases), cpu)
 
 
 def scratch_dir() -> tempfile.TemporaryDirectory:
@@ -282,7 +301,7 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
                 series.runs.setdefault((side, which), []).append(run)
                 print(
                     f"  {side} {run.points} points: wall {run.wall:.1f} s, "
-                    f"kernels {run.kernel:.2f} s",
+                    f"kernels {run.kernel:.2f} s, CPU {run.cpu:.1f} s",
                     flush=True,
                 )
     return series
@@ -318,9 +337,11 @@ def own_figures(
     side: tuple[list[Run], list[Run]], bare: tuple[list[Run], list[Run]]
 ) -> dict[str, list[float]]:
     """A side's own cost per repetition: its wall less the launch lines' alone, for
-    the smaller campaign ("own") and per extra point ("own slope")."""
+    the smaller campaign ("own") and per extra point ("own slope"); its CPU time less
+    theirs, for the smaller campaign ("own cpu")."""
     return {
         "own": [x.wall - b.wall for x, b in zip(side[0], bare[0])],
+        "own cpu": [x.cpu - b.cpu for x, b in zip(side[0], bare[0])],
         "own slope": [
             bt.slope([x.points, y.points], [x.wall - bx.wall, y.wall - by.wall])
             for x, y, bx, by in zip(side[0], side[1], bare[0], bare[1])
@@ -362,6 +383,10 @@ def rows(series: Series, listed: int) -> list[bt.Row]:
         "own": (f"own cost of the {n} points (wall − the launch lines alone)", None),
         "own slope": (
             f"own cost per extra point ({n} → {m}; wall − the launch lines alone)",
+            None,
+        ),
+        "own cpu": (
+            f"own CPU time of the {n} points (CPU − the launch lines' alone)",
             None,
         ),
     }

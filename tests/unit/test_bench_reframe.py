@@ -8,6 +8,7 @@ import ast
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 import bench_reframe as br
@@ -151,12 +152,12 @@ def test_options_are_checked_before_anything_runs() -> None:
 
 def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
     runs = {
-        ("rf", 0): [br.Run(wall=10.0, kernel=2.0, points=20)],
-        ("rf", 1): [br.Run(wall=25.0, kernel=5.0, points=80)],
-        ("cs", 0): [br.Run(wall=12.0, kernel=2.0, points=20)],
-        ("cs", 1): [br.Run(wall=18.0, kernel=5.0, points=80)],
-        ("bare", 0): [br.Run(wall=4.0, kernel=2.0, points=20)],
-        ("bare", 1): [br.Run(wall=10.0, kernel=5.0, points=80)],
+        ("rf", 0): [br.Run(wall=10.0, kernel=2.0, points=20, cpu=7.0)],
+        ("rf", 1): [br.Run(wall=25.0, kernel=5.0, points=80, cpu=20.0)],
+        ("cs", 0): [br.Run(wall=12.0, kernel=2.0, points=20, cpu=9.5)],
+        ("cs", 1): [br.Run(wall=18.0, kernel=5.0, points=80, cpu=14.0)],
+        ("bare", 0): [br.Run(wall=4.0, kernel=2.0, points=20, cpu=3.0)],
+        ("bare", 1): [br.Run(wall=10.0, kernel=5.0, points=80, cpu=7.5)],
     }
     series = br.Series({"rf": [40.0], "cs": [4.0]}, runs)
     table = br.rows(series, 5016)
@@ -180,10 +181,38 @@ def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
     assert per.reframe.median == pytest.approx(0.15)  # (15 - 6) / 60
     assert per.ciphersweep.median == pytest.approx(0.0)  # (8 - 8) / 60
     assert per.verdict == "—"
+    # and its own CPU time: its processes' CPU less the launch lines' alone (3 s)
+    cpu = got["own CPU time of the 20 points (CPU − the launch lines' alone)"]
+    assert (cpu.reframe.median, cpu.ciphersweep.median) == (4.0, 6.5)
+    assert cpu.verdict == "—"
     # what the lines alone took, and the part of an extra point that is not t_total
     words = br.bare_words(series)
     assert "20 points 4.00 s (Σ t_total 2.00 s)" in words
     assert "not t_total 0.050 s" in words  # (5 - 2) / 60
+
+
+_BURN = "import time\nwhile time.process_time() < 0.3: pass"
+
+
+def test_a_command_s_cpu_time_counts_the_processes_it_started(tmp_path: Path) -> None:
+    """``timed`` gives the CPU time of the whole process tree: a process the command
+    started and waited for (as ReFrame's job script waits for a kernel, Snakemake for
+    its drawing process) counts as the command's own does."""
+    direct = br.timed([sys.executable, "-c", _BURN], tmp_path, "burn")
+    assert direct.cpu >= 0.3
+    nested = br.timed(
+        [
+            "/bin/sh",
+            "-c",
+            f'"{sys.executable}" -c "$BURN"; "{sys.executable}" -c "$BURN"',
+        ],
+        tmp_path,
+        "burn twice",
+        {"BURN": _BURN},
+    )
+    assert nested.cpu >= 0.6
+    idle = br.timed(["/bin/sh", "-c", "exec sleep 0.4"], tmp_path, "sleep")
+    assert idle.cpu < idle.wall  # a sleeping command's wall is not CPU
 
 
 def test_the_loaded_condition_runs_its_busy_processes_and_ends_them() -> None:
