@@ -255,7 +255,16 @@ class Checker:
         return names
 
     def mpirun(self, n: int) -> list[str]:
-        return ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(n)]
+        # one machine: Open MPI's own point-to-point layer (ob1: shared memory, TCP),
+        # without probing for UCX or libfabric fabrics at each rank's start
+        return [
+            "mpirun",
+            "--oversubscribe",
+            "--allow-run-as-root",
+            *("--mca", "pml", "ob1", "--mca", "osc", "^ucx", "--mca", "mtl", "^ofi"),
+            "-np",
+            str(n),
+        ]
 
     # ---- groups ----
     def g_usage(self) -> None:
