@@ -215,10 +215,10 @@ def rf_run(reframe: Path, cfg: dict[str, Any], scratch: Path) -> Run:
     cases = rc.cases(cfg, KERNELS, rc.cores(), rc.is_root())
     test = rc.write_suite(scratch / "suite", cases)
     took = timed(rf_argv(reframe, test, "-r"), scratch, "reframe -r")
-    out = took.out
     n = len(cases)
-    if f"Ran {n}/{n} test case(s)" not in out or "(0 failure(s)" not in out:
-        fail(f"reframe -r did not pass all {n} cases: {out.strip().splitlines()[-1]}")
+    if f"Ran {n}/{n} test case(s)" not in took.out or "(0 failure(s)" not in took.out:
+        last = took.out.strip().splitlines()[-1]
+        fail(f"reframe -r did not pass all {n} cases: {last}")
     outputs = sorted((scratch / "rfm" / "output").rglob("rfm_job.out"))
     if len(outputs) != n:
         fail(f"reframe -r left {len(outputs)} job outputs, not {n}")

@@ -1,16 +1,16 @@
 """THE processes that draw: every plot of a run (the campaign's plots, the history's
 trend plot) is drawn apart from the Snakemake process.
 
-:class:`Drawing` starts ``python -m ciphersweep.analysis.plots`` once per run,
-at its first request or earlier with :meth:`Drawing.start` (as the records are
-gathered, so that matplotlib is imported while they are). That process imports
-matplotlib once (no pandas: its jobs are plain data, a plot's context without its
-frame), forks its drawing children (one per core, at most four, each in a session of
-its own: :func:`_child`) before it has a thread of its own, then serves requests one
-after another until its standard input closes: a request names a function of a
-drawing module and its jobs (one figure each, written to the files the job names), and
-the children draw the jobs side by side. The rules' bodies share the Snakemake process's interpreter: apart, the
-drawing neither holds it nor imports matplotlib into it.
+:class:`Drawing` starts ``python -m ciphersweep.analysis.plots`` once per run, at its
+first request or earlier with :meth:`Drawing.start` (as the records are gathered, so
+that matplotlib is imported while they are). That process imports matplotlib once (no
+pandas: its jobs are plain data, a plot's context without its frame), forks its drawing
+children (one per core, at most four, each in a session of its own: :func:`_child`)
+before it has a thread of its own, then serves requests one after another until its
+standard input closes: a request names a function of a drawing module and its jobs (one
+figure each, written to the files the job names), and the children draw the jobs side by
+side. The rules' bodies share the Snakemake process's interpreter: apart, the drawing
+neither holds it nor imports matplotlib into it.
 
 Requests and answers are pickles on the drawing process's standard input and output,
 one request at a time. An answer is the jobs' results, or the exception the first
