@@ -3,9 +3,10 @@ kernel launch lines as ReFrame cases, and the ReFrame files that run or list the
 
 Pure: nothing here runs ReFrame or a kernel. One case per campaign point: the same
 kernel binary, flags, repetitions, warm-ups, precision limits and kernel processes,
-the same MPI launcher prefix and OpenMP pinning as the workflow's local runs. The one
-difference is the data: the workflow reads generated input files, a ReFrame case lets
-the kernel generate its bytes (``--size``), outside the timed region in both.
+the same MPI launcher prefix and environment and OpenMP pinning as the workflow's local
+runs. The one difference is the data: the workflow reads generated input files, a
+ReFrame case lets the kernel generate its bytes (``--size``), outside the timed region
+in both.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from typing import Any
 
 # the workflow's OpenMP pinning for local runs (README: "OpenMP threads are pinned")
 OMP_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
+# what the workflow adds to one node's mpirun (ciphersweep.job.launch_env.mpi_local_env)
+MPI_ENV = {"PMIX_MCA_gds": "hash"}
+ENV = {"omp": OMP_ENV, "mpi": MPI_ENV}
 # backends this benchmark can mirror
 BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda")
 MODE_OP = {"encrypt": "enc", "decrypt": "dec"}
@@ -115,7 +119,7 @@ def cases(
                             for x in (backend, part, mode, MODE_OP[op], size)
                             if x != "-"
                         )
-                        env = OMP_ENV if backend == "omp" else {}
+                        env = ENV.get(backend, {})
                         out.append(Case(name, line, dict(env), procs * reps))
     return out
 

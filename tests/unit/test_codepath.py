@@ -96,6 +96,7 @@ def _planned(point, data: Path, **over) -> cs_fp.Expected:
         ("PYTHONHASHSEED", "1", [], [("purepy", "purepy"),
          ("pycryptodome", "pycryptodome")]),
         ("OMPI_MCA_orte_tmpdir_base", "/tmp/cs-mpi-x", [], [("mpi", "ttable")]),
+        ("PMIX_MCA_gds", "hash", [], [("mpi", "ttable"), ("user", "mykernel")]),
         ("CUDA_VISIBLE_DEVICES", "1", [], [("cuda", "gpu-lanes")]),
     ],
 )  # fmt: skip

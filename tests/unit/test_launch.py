@@ -218,6 +218,7 @@ def test_local_mpirun_keeps_its_session_files_apart(monkeypatch) -> None:
     of one user otherwise remove each other's, open-mpi/ompi#8510); srun gets none,
     and the user's own choice wins (environment or cluster.mpirun_args)."""
     monkeypatch.delenv("OMPI_MCA_orte_tmpdir_base", raising=False)
+    monkeypatch.setenv("PMIX_MCA_gds", "ds21")  # the user's: nothing else is added
     plat = launch.Platform(where="local", cores=2, mpi_session_base="/tmp/cs-mpi-x")
     point = make_point(backend="mpi", ranks=2)
     assert launch.build(point, plat, ARGS).env == {
@@ -232,3 +233,23 @@ def test_local_mpirun_keeps_its_session_files_apart(monkeypatch) -> None:
     monkeypatch.setenv("OMPI_MCA_orte_tmpdir_base", "/scratch")
     assert launch.build(point, plat, ARGS).env == {}
     assert launch.build(point, launch.Platform(where="local"), ARGS).env == {}
+
+
+def test_local_mpirun_keeps_pmix_s_job_store_in_process(monkeypatch) -> None:
+    """One node's mpirun hands its ranks the job's information from PMIx's in-process
+    store (faster to start than its shared-memory ones); srun, an mpirun under Slurm
+    and a point without a launcher get nothing, and the user's own choice wins."""
+    monkeypatch.delenv("PMIX_MCA_gds", raising=False)
+    point = make_point(backend="mpi", ranks=2)
+    local = launch.Platform(where="local", cores=2)
+    assert launch.build(point, local, ARGS).env["PMIX_MCA_gds"] == "hash"
+    assert (
+        "PMIX_MCA_gds" not in launch.build(make_point(backend="seq"), local, ARGS).env
+    )
+    for plat in (
+        launch.Platform(where="slurm", mpi_launcher="srun", cores=2),
+        launch.Platform(where="slurm", mpi_launcher="mpirun", cores=2),
+    ):
+        assert "PMIX_MCA_gds" not in launch.build(point, plat, ARGS).env
+    monkeypatch.setenv("PMIX_MCA_gds", "ds21")
+    assert "PMIX_MCA_gds" not in launch.build(point, local, ARGS).env

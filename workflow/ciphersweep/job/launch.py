@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from ciphersweep import backends as registry
 from ciphersweep.core import paths
 from ciphersweep.job.launch_env import (
+    mpi_local_env,
     mpi_network_env,
     mpi_session_env,
     omp_binding_env,
@@ -257,6 +258,8 @@ def build(
         env = {**mpi_network_env(plat.mpi_network), **env}
     if host and host[0] == "mpirun":
         env = {**mpi_session_env(plat.mpi_session_base, plat.mpirun_args), **env}
+        if plat.where == "local":
+            env = {**mpi_local_env(), **env}
     kernel = list(energy_prefix or []) + kernel_prefix(point, plat) + list(args)
     if (
         registry.get(point.backend).kind == "user"
