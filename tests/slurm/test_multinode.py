@@ -52,12 +52,16 @@ def steps_of(cluster: Cluster, jid: str) -> list[dict[str, str]]:
 # (open-mpi/ompi#10734, #11508). Seen in about one run of this module in four. When the
 # rank dies before it has made its shared-memory segment, its peers on the same node
 # report that instead ("A system call failed during shared memory initialization ...
-# open(2) ... No such file or directory"; seen once). The product records such a point
-# as failed and measures it again when the same command runs again; run_measured does
-# exactly that, once, and only for that crash.
+# open(2) ... No such file or directory"; seen once). When every rank of one node
+# crashes so, nobody is left there to report it: the log shows only the ranks' own
+# reports of a call to a NULL handler ("Failing at address: (nil)"; seen once, the step
+# then waited for the point's timeout until srun got --kill-on-bad-exit). The product
+# records such a point as failed and measures it again when the same command runs
+# again; run_measured does exactly that, once, and only for that crash.
 OMPI_INIT_CRASHES = (
     ("Segmentation fault", "Open MPI failed to TCP connect to a peer"),
     ("Segmentation fault", "A system call failed during shared memory initialization"),
+    ("Segmentation fault", "Failing at address: (nil)"),
 )
 
 

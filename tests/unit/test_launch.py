@@ -42,7 +42,8 @@ def test_slurm_srun_and_mpirun() -> None:
     )
     assert (
         launch.build(make_point(backend="mpi", ranks=16), plat, ARGS).text
-        == "srun --mpi=pmix --overlap --cpu-bind=cores -n 16 /k/aes-mpi --impl ttable"
+        == "srun --mpi=pmix --overlap --cpu-bind=cores --kill-on-bad-exit=1 -n 16 "
+        "/k/aes-mpi --impl ttable"
     )
     plat2 = launch.Platform(
         where="slurm",
@@ -78,7 +79,8 @@ def test_apptainer_prefix_outside_is_launcher() -> None:
     ln = launch.build(make_point(backend="mpi", ranks=8), plat, ARGS)
     assert (
         ln.text
-        == "srun --mpi=pmix --overlap --cpu-bind=cores -n 8 apptainer exec --bind /data img.sif aes-mpi --impl ttable"
+        == "srun --mpi=pmix --overlap --cpu-bind=cores --kill-on-bad-exit=1 -n 8 "
+        "apptainer exec --bind /data img.sif aes-mpi --impl ttable"
     )
     cu = launch.build(
         make_point(backend="cuda", ranks=1, gpus=1, block_threads=256), plat, ARGS
