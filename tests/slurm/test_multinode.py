@@ -10,11 +10,13 @@ own (test_multinode_node_loss.py).
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
+from ciphersweep.job import launch
 from multinodetools import CPUS, FOUR_NODES, NODES, expand_nodes, pousa_config
 from slurmtools import (
     CHARLIECLOUD,
@@ -25,7 +27,7 @@ from slurmtools import (
     staged_cpu_image,
     submitted_jobs,
 )
-from support import planned_points
+from support import make_point, planned_points
 
 # four 8-CPU nodes (the cluster fixture: tests/slurm/conftest.py)
 CLUSTER_SHAPE = FOUR_NODES
@@ -189,6 +191,53 @@ def test_nodes_have_private_shared_memory(cluster: Cluster) -> None:
     rows = sorted(out.splitlines())
     assert rows == [f"node{i} 1" for i in range(1, NODES + 1)], rows
     assert not list(Path("/dev/shm").glob(f"{probe}-*"))
+
+
+CRASH_C = r"""
+#include <mpi.h>
+#include <signal.h>
+int main(int argc, char **argv) {
+  int rank;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank >= 2) raise(SIGSEGV); /* every rank of the second node */
+  MPI_Barrier(MPI_COMM_WORLD);   /* the first node's would wait here for ever */
+  MPI_Finalize();
+  return 0;
+}
+"""
+
+
+def test_a_node_whose_ranks_crash_ends_its_step(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Under the workflow's srun launch line, when every rank of one node crashes (as
+    Open MPI's TCP wire-up did once: OMPI_INIT_CRASHES), the step ends at once and
+    fails with the signal; the other node's ranks, waiting for them in MPI_Barrier,
+    are killed. Without --kill-on-bad-exit they waited until the job's time limit
+    (3 min here, the point's timeout in a campaign), and the job ended TIMEOUT."""
+    src = tmp_path / "crash.c"
+    src.write_text(CRASH_C)
+    subprocess.run(["mpicc", "-o", str(tmp_path / "crash"), str(src)], check=True)
+    plat = launch.Platform(
+        where="slurm", mpi_launcher="srun", mpi_network=cluster.env["CS_SUBNET"]
+    )
+    ln = launch.build(make_point(backend="mpi", impl="ref", ranks=4), plat, [])
+    assert "--kill-on-bad-exit=1" in ln.argv, ln.text
+    step = [*ln.argv[:-1], str(tmp_path / "crash")]  # the launcher, then the program
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(ln.env.items()))
+    script = tmp_path / "job.sh"
+    script.write_text(f"#!/bin/bash\nexport {env}\n{shlex.join(step)}\n")
+    script.chmod(0o755)
+    out = tmp_path / "job.out"
+    sub = ["sbatch", "--parsable", "--wait", "-N", "2", "--ntasks-per-node=2"]
+    sub += ["-t", "3", "-o", str(out), "-D", str(tmp_path), str(script)]
+    job = cluster.run(*sub, check=False, timeout=600).strip().split(";")[0]
+    log = out.read_text()
+    state = {r["JobID"]: r["State"] for r in job_rows(cluster, {job}).values()}
+    assert state.get(job, "").startswith("FAILED"), (state, log)
+    assert "Segmentation fault" in log and "TIME LIMIT" not in log, log
 
 
 def test_pousa2011_mpi_across_nodes_srun_packed(
