@@ -152,9 +152,10 @@ def host_launcher(point: Point, plat: Platform) -> tuple[list[str], bool]:
         # --overlap: a one-rank point runs inside the one-task step Snakemake's job step
         # started and may share its CPUs; --cpu-bind=cores pins ranks where the site's
         # task plugin can; --kill-on-bad-exit=1: a rank that crashes ends the step at
-        # once (its point fails with the signal), where the others would wait for it
-        # in a collective until the point's timeout (the ranks of the kernels this
-        # workflow builds end together, after MPI_Finalize).
+        # once (its point fails with the signal); when every rank of one node crashed,
+        # the other nodes' ranks waited for them in a collective until the point's
+        # timeout (the ranks of the kernels this workflow builds end together, after
+        # MPI_Finalize, so a rank that ends well never ends the others early).
         argv = ["srun", "--mpi=pmix", "--overlap", "--cpu-bind=cores"]
         argv += ["--kill-on-bad-exit=1", "-n", r]
         if point.threads > 1:
