@@ -59,12 +59,12 @@ def mpi_local_env(environ: dict[str, str] | None = None) -> dict[str, str]:
 
     mpirun's PMIx server hands its ranks the job's information (ranks, nodes, how to
     reach each other) through a store; by default PMIx 4 first sets up two in shared
-    memory (``ds12`` and ``ds21``), which a few ranks on one node do not need. In-process, a launch of
-    aes-mpi starts and ends sooner (Open MPI 4.1.4, PMIx 4.2.2, 2 cores: 13 ms of about
-    0.11 s idle, 33-65 ms of 0.22-0.34 s with two busy processes). The kernel's timed
-    regions do not read it: it holds what MPI_Init and a first contact between two
-    ranks look up, which the setup's collectives and the warm-up repetition make. A
-    value already in the user's environment wins."""
+    memory (``ds12`` and ``ds21``), which a few ranks on one node do not need.
+    In-process, a launch of aes-mpi starts and ends sooner (Open MPI 4.1.4, PMIx 4.2.2,
+    2 cores: 13 ms of about 0.11 s idle, 33-65 ms of 0.22-0.34 s with two busy
+    processes). The kernel's timed regions do not read it: it holds what MPI_Init and a
+    first contact between two ranks look up, which the setup's collectives and the
+    warm-up repetition make. A value already in the user's environment wins."""
     env = os.environ if environ is None else environ
     return {} if "PMIX_MCA_gds" in env else {"PMIX_MCA_gds": "hash"}
 
