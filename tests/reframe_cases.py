@@ -21,8 +21,13 @@ from typing import Any
 
 # the workflow's OpenMP pinning for local runs (README: "OpenMP threads are pinned")
 OMP_ENV = {"OMP_PROC_BIND": "close", "OMP_PLACES": "cores"}
-# what the workflow adds to one node's mpirun (ciphersweep.job.launch_env.mpi_local_env)
-MPI_ENV = {"PMIX_MCA_gds": "hash"}
+# what the workflow adds to one node's mpirun of its own kernels
+# (ciphersweep.job.launch_env.mpi_local_env and mpi_topology_env)
+MPI_ENV = {
+    "PMIX_MCA_gds": "hash",
+    "HWLOC_COMPONENTS": "-linuxio,-pci",
+    "HWLOC_PLUGINS_BLACKLIST": "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml",
+}
 ENV = {"omp": OMP_ENV, "mpi": MPI_ENV}
 # backends this benchmark can mirror
 BACKENDS = ("seq", "omp", "mpi", "openssl", "cuda")

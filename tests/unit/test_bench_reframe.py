@@ -97,7 +97,10 @@ def test_default_campaign_cases_run_the_workflows_launch_lines() -> None:
     mpi = cases["mpi-ttable-r2-ctr-enc-1MiB"].command
     assert mpi.startswith("mpirun -np 2 --allow-run-as-root --mca pml ob1 /k/aes-mpi ")
     # the environment the workflow's one-node mpirun adds
-    assert cases["mpi-ttable-r2-ctr-enc-1MiB"].env == launch_env.mpi_local_env({})
+    assert cases["mpi-ttable-r2-ctr-enc-1MiB"].env == {
+        **launch_env.mpi_local_env({}),
+        **launch_env.mpi_topology_env({}),
+    }
     assert "--reps 5 --warmup 1 --energy auto" in mpi
     assert "--target-ci" not in mpi
     omp = cases["omp-ttable-t2-ctr-enc-16MiB"]

@@ -97,6 +97,8 @@ def _planned(point, data: Path, **over) -> cs_fp.Expected:
          ("pycryptodome", "pycryptodome")]),
         ("OMPI_MCA_orte_tmpdir_base", "/tmp/cs-mpi-x", [], [("mpi", "ttable")]),
         ("PMIX_MCA_gds", "hash", [], [("mpi", "ttable"), ("user", "mykernel")]),
+        ("HWLOC_COMPONENTS", "-linuxio,-pci", [], [("mpi", "ttable"),
+         ("mpi", "auto")]),
         ("CUDA_VISIBLE_DEVICES", "1", [], [("cuda", "gpu-lanes")]),
     ],
 )  # fmt: skip

@@ -221,6 +221,7 @@ def test_local_mpirun_keeps_its_session_files_apart(monkeypatch) -> None:
     and the user's own choice wins (environment or cluster.mpirun_args)."""
     monkeypatch.delenv("OMPI_MCA_orte_tmpdir_base", raising=False)
     monkeypatch.setenv("PMIX_MCA_gds", "ds21")  # the user's: nothing else is added
+    monkeypatch.setenv("HWLOC_COMPONENTS", "")
     plat = launch.Platform(where="local", cores=2, mpi_session_base="/tmp/cs-mpi-x")
     point = make_point(backend="mpi", ranks=2)
     assert launch.build(point, plat, ARGS).env == {
@@ -255,3 +256,34 @@ def test_local_mpirun_keeps_pmix_s_job_store_in_process(monkeypatch) -> None:
         assert "PMIX_MCA_gds" not in launch.build(point, plat, ARGS).env
     monkeypatch.setenv("PMIX_MCA_gds", "ds21")
     assert "PMIX_MCA_gds" not in launch.build(point, local, ARGS).env
+
+
+def test_local_mpirun_of_own_kernels_discovers_cpus_only(
+    monkeypatch,
+) -> None:
+    """One node's mpirun of a kernel this workflow builds keeps hwloc's discovery to
+    CPUs and memory (no PCI reads, no X11/OpenCL/libxml2 plugins); a user's program,
+    which may ask hwloc for its devices, srun, an mpirun under Slurm and a point
+    without a launcher get nothing, and the user's own hwloc settings win."""
+    for var in ("HWLOC_COMPONENTS", "HWLOC_PLUGINS_BLACKLIST", "PMIX_MCA_gds"):
+        monkeypatch.delenv(var, raising=False)
+    point = make_point(backend="mpi", ranks=2)
+    local = launch.Platform(where="local", cores=2)
+    env = launch.build(point, local, ARGS).env
+    assert env["HWLOC_COMPONENTS"] == "-linuxio,-pci"
+    assert "hwloc_pci" in env["HWLOC_PLUGINS_BLACKLIST"].split(",")
+    assert (
+        "HWLOC_COMPONENTS"
+        not in launch.build(make_point(backend="seq"), local, ARGS).env
+    )
+    user = make_point(backend="user", impl="mykernel", ranks=2)
+    assert launch.build(user, local, ARGS).env["PMIX_MCA_gds"] == "hash"
+    assert "HWLOC_COMPONENTS" not in launch.build(user, local, ARGS).env
+    for plat in (
+        launch.Platform(where="slurm", mpi_launcher="srun", cores=2),
+        launch.Platform(where="slurm", mpi_launcher="mpirun", cores=2),
+    ):
+        assert "HWLOC_COMPONENTS" not in launch.build(point, plat, ARGS).env
+    monkeypatch.setenv("HWLOC_PLUGINS_BLACKLIST", "hwloc_gl")
+    env = launch.build(point, local, ARGS).env
+    assert "HWLOC_COMPONENTS" not in env and "HWLOC_PLUGINS_BLACKLIST" not in env

@@ -42,9 +42,12 @@ Not listed, on purpose (:data:`IRRELEVANT`): ``PYTHONHASHSEED`` (the kernels has
 strings in the timed region), ``OMPI_MCA_orte_tmpdir_base`` and
 ``OMPI_MCA_prte_tmpdir_base`` (where mpirun keeps its session files; the workflow sets
 one per launch), ``CUDA_VISIBLE_DEVICES`` (which device, assigned per job by Slurm; the
-records name its model), ``OPENBLAS_NUM_THREADS`` (no BLAS call in a timed region), and
+records name its model), ``OPENBLAS_NUM_THREADS`` (no BLAS call in a timed region),
 ``PMIX_MCA_*``, matched by no switch (PMIx's start-up: how mpirun hands its ranks the
-job's information; the workflow sets ``PMIX_MCA_gds`` for one node's mpirun).
+job's information; the workflow sets ``PMIX_MCA_gds`` for one node's mpirun), and
+``HWLOC_*``, matched by none either (hwloc's discovery of the node, which the
+workflow keeps to CPUs and memory for one node's mpirun of its own kernels: ranks are
+placed and bound by cores, and no kernel of this workflow asks hwloc anything).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from ciphersweep.job.launch_env import (
     mpi_local_env,
     mpi_network_env,
     mpi_session_env,
+    mpi_topology_env,
     omp_binding_env,
     slurm_allocation_env,
 )
@@ -265,6 +266,8 @@ def build(
         env = {**mpi_session_env(plat.mpi_session_base, plat.mpirun_args), **env}
         if plat.where == "local":
             env = {**mpi_local_env(), **env}
+            if registry.get(point.backend).kind == "native":
+                env = {**mpi_topology_env(), **env}
     kernel = list(energy_prefix or []) + kernel_prefix(point, plat) + list(args)
     if (
         registry.get(point.backend).kind == "user"

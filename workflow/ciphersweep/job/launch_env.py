@@ -1,7 +1,7 @@
 """The environment a launch line adds for its kernel: OpenMP threads pinned to cores,
-Open MPI kept on one network, PMIx's job store in-process for one node's mpirun, and
-the Slurm allocation mpirun needs to see. Settings already in the user's environment
-always win."""
+Open MPI kept on one network, PMIx's job store in-process and hwloc's discovery kept to
+the CPUs for one node's mpirun, and the Slurm allocation mpirun needs to see. Settings
+already in the user's environment always win."""
 
 from __future__ import annotations
 
@@ -67,6 +67,32 @@ def mpi_local_env(environ: dict[str, str] | None = None) -> dict[str, str]:
     warm-up repetition make. A value already in the user's environment wins."""
     env = os.environ if environ is None else environ
     return {} if "PMIX_MCA_gds" in env else {"PMIX_MCA_gds": "hash"}
+
+
+# hwloc's discovery without I/O devices: the components that read every PCI device's
+# configuration space, and the plugins only they and XML use (libpciaccess, OpenCL,
+# X11/NV-CONTROL, libxml2: hwloc's own XML code stands in for the last)
+HWLOC_CPU_ONLY = {
+    "HWLOC_COMPONENTS": "-linuxio,-pci",
+    "HWLOC_PLUGINS_BLACKLIST": "hwloc_pci,hwloc_opencl,hwloc_gl,hwloc_xml_libxml",
+}
+
+
+def mpi_topology_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """hwloc's discovery kept to CPUs, caches and memory, for one node's mpirun of a
+    kernel this workflow builds.
+
+    mpirun discovers the node's topology once per launch (its ranks take it from
+    mpirun) and places and binds ranks by cores; I/O devices play no part. Reading
+    every PCI device's configuration space was most of that discovery's CPU time on a
+    virtual machine, and its plugins load X11, OpenCL and libxml2.
+    Measured (Open MPI 4.1.4, hwloc 2.9.0, 2 cores, aes-mpi on 1 KiB, median of 12):
+    2 ranks 96 to 80 ms idle and 155 to 116 ms with two busy processes, 18 ms less
+    CPU; the same bindings. The ranks inherit the variables, so they are set for the
+    workflow's own kernels only (a user's program may look up its GPU or network card
+    through hwloc). Nothing is set where the user set either variable."""
+    env = os.environ if environ is None else environ
+    return {} if any(k in env for k in HWLOC_CPU_ONLY) else dict(HWLOC_CPU_ONLY)
 
 
 def omp_binding_env(environ: dict[str, str] | None = None) -> dict[str, str]:
