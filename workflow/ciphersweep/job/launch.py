@@ -254,7 +254,8 @@ def build(
     """Full launch line for a point: launcher, container, energy wrapper, kernel + args."""
     host, oversub = host_launcher(point, plat)
     cont, env = container_prefix(point, plat)
-    if "openmp" in (registry.get(point.backend).traits_of(point.impl) or ()):
+    backend = registry.get(point.backend)
+    if "openmp" in (backend.traits_of(point.impl) or ()):
         env = {**omp_binding_env(), **env}  # an OpenMP kernel's threads pinned
     if point.backend in PY_KERNELS:
         env = {**env, **python_env()}
@@ -266,12 +267,10 @@ def build(
         env = {**mpi_session_env(plat.mpi_session_base, plat.mpirun_args), **env}
         if plat.where == "local":
             env = {**mpi_local_env(), **env}
-            if registry.get(point.backend).kind == "native":
+            if backend.kind == "native":
                 env = {**mpi_topology_env(), **env}
     kernel = list(energy_prefix or []) + kernel_prefix(point, plat) + list(args)
-    if (
-        registry.get(point.backend).kind == "user"
-    ):  # aes-user starts it under the launcher
+    if backend.kind == "user":  # aes-user starts it under the launcher
         argv = cont + kernel + ["--", *host]
     else:
         argv = host + cont + kernel
