@@ -364,6 +364,57 @@ def test_the_first_files_layout_is_kept_for_the_others(tmp_path: Path) -> None:
     assert fresh.axes[0].get_position().bounds == pytest.approx(laid_out)
 
 
+def _offset_figure() -> Figure:
+    """Linear axes whose labels need an offset and a multiplier beside them."""
+    fig = Figure(figsize=(4, 3), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot([1e6 + 1, 1e6 + 3], [2e-7, 9e-7], "o-")
+    return fig
+
+
+_FIGURES = {
+    "time": lambda: timing.plot_time(tables.Context(*_campaign())),
+    "time within a decade": lambda: timing.plot_time(
+        tables.Context(*_campaign((("1MB", 10**6), ("2MB", 2 * 10**6))))
+    ),
+    "speedup": lambda: speedup.plot_speedup(tables.Context(*_campaign())),
+    "throughput": lambda: timing.plot_throughput(tables.Context(*_campaign())),
+    "cuda copy": lambda: parts.plot_cuda_copy(tables.Context(*_campaign())),
+    "variants": lambda: timing.plot_variants(_variant_ctx()),
+    "offset": _offset_figure,
+}
+
+
+def _without_date(data: bytes) -> bytes:
+    """A PDF's bytes without its creation date (the one part a second writing
+    changes)."""
+    return b"".join(
+        line for line in data.splitlines(True) if not line.startswith(b"/CreationDate")
+    )
+
+
+@pytest.mark.parametrize("name", sorted(_FIGURES))
+def test_the_ticks_kept_after_the_first_file_change_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """save_figure fixes each axis's ticks and labels where the first file put them
+    (log axes over decades or within one, linear ones with an offset, categories):
+    the other files are the bytes they are when matplotlib works the ticks out again."""
+    from ciphersweep.analysis.plots import files
+
+    kept = [tmp_path / f"kept.{ext}" for ext in plots.FORMATS]
+    counted: list[int] = []
+    real = files.keep_ticks
+    monkeypatch.setattr(files, "keep_ticks", lambda fig: counted.append(real(fig)))
+    save_figure(_FIGURES[name](), kept)
+    assert counted and counted[0] >= 2  # every axes of the figure, x and y
+    monkeypatch.setattr(files, "keep_ticks", lambda fig: 0)
+    again = [tmp_path / f"again.{ext}" for ext in plots.FORMATS]
+    save_figure(_FIGURES[name](), again)
+    for a, b in zip(kept, again):
+        assert _without_date(a.read_bytes()) == _without_date(b.read_bytes()), a.name
+
+
 def test_the_same_plot_gives_the_same_svg_bytes(tmp_path: Path) -> None:
     """An SVG written twice from the same data is the same file (no date, and clip
     path ids that do not come from the run's object ids)."""
