@@ -112,6 +112,27 @@ def test_the_campaigns_own_load_average_is_no_warning(tmp_path: Path) -> None:
     assert crowded.warning == "3.0 other runnable tasks on 2 cores (load average 2.15)"
 
 
+def test_the_orchestrators_own_runnable_threads_are_not_counted(tmp_path: Path) -> None:
+    """Between two packs Snakemake's own threads finish the job before (a few
+    milliseconds of bookkeeping): runnable then, they are the orchestrator's, not
+    another user's load, and a 2-core point on a quiet machine is not called busy for
+    them. Other tasks still count."""
+    import threading
+
+    (tmp_path / "loadavg").write_text("0.50 0.40 0.30 1/180 4242\n")
+    (tmp_path / "stat").write_text("procs_running 3\n")  # this thread and two more
+    tasks = tmp_path / str(os.getpid()) / "task"
+    states = {threading.get_native_id(): "R", 901: "R", 902: "R", 903: "S"}
+    for tid, state in states.items():
+        (tasks / str(tid)).mkdir(parents=True)
+        (tasks / str(tid) / "stat").write_text(f"{tid} (snakemake) {state} 1 2 3\n")
+    quiet = busy.check(cores={0, 1}, sample_s=0.01, proc=tmp_path)
+    assert (quiet.runnable, quiet.warning) == (0.0, None)
+    (tmp_path / "stat").write_text("procs_running 5\n")  # two tasks not ours
+    crowded = busy.check(cores={0, 1}, sample_s=0.01, proc=tmp_path)
+    assert crowded.runnable == 2.0 and crowded.warning is not None
+
+
 @pytest.mark.usefixtures("spinner")
 def test_runnable_tasks_are_counted_on_this_machine() -> None:
     found = busy.check(sample_s=0.3)

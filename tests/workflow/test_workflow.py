@@ -73,6 +73,9 @@ def test_local_listing_shows_local_resources_only(tmp_path: Path) -> None:
         assert slurm_only not in out, slurm_only
     assert "Shell command: None" not in out
     assert re.search(r"input: .*\.\.\. \(\d+ more\)", out)  # build_kernels' sources
+    # the binaries' sizes (size(1)) are read holding `bench`: never beside a point
+    sizes = out[out.index("rule binary_sizes:") :].split("rule ")[1]
+    assert re.search(r"resources: .*\bbench=1\b", sizes), sizes
     slurm = run_snakemake(tmp_path / "s", cfg, "-n", "-p", profile="slurm", timeout=180)
     assert "slurm_extra=--exclusive" in slurm.stdout + slurm.stderr
 

@@ -61,7 +61,9 @@ rule build_user_kernel:
         cs_user_build.build(C.user_builds[wildcards.ubuild], output[0], log[0])
 
 
-# text/data/bss of each build's binaries and algorithm object code (size(1)).
+# text/data/bss of each build's binaries and algorithm object code (size(1)). It holds
+# the `bench` resource as a benchmark job does: it never runs beside a point being
+# measured (it was ready with the first one, and its size(1) ran beside it).
 rule binary_sizes:
     input:
         lambda wildcards: [
@@ -73,6 +75,8 @@ rule binary_sizes:
         f"{RES}/logs/binary_sizes_{{build}}.log",
     wildcard_constraints:
         build=wildcard_alternatives(C.build_of, "NO_BUILDS"),
+    resources:
+        bench=1,
     params:
         build_dir=lambda wildcards, input: os.path.dirname(input[0]),
     run:

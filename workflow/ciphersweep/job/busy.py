@@ -4,7 +4,8 @@ A benchmark needs the cores it runs on. Before each local point the bench job sa
 /proc over a short window: the tasks runnable besides itself (``procs_running`` of
 /proc/stat, an instantaneous count) and the other processes using a good share of a CPU
 that may run on the cores the kernel will use (their affinity intersects ours). The
-orchestrator's own process and its ancestors (Snakemake, the shell) are not counted.
+orchestrator's own process (its other threads too: Snakemake finishing the job before)
+and its ancestors (Snakemake, the shell) are not counted.
 The one-minute load average is recorded but decides nothing: it lags, and on a small
 machine it counts the campaign's own kernels of the minute before (a 2-core machine
 running points back to back reads about 2 with nothing else running).
@@ -122,9 +123,30 @@ def _load1(proc: Path) -> float:
     return float((proc / "loadavg").read_text().split()[0])
 
 
+def _own_running(proc: Path, pid: int) -> int:
+    """Threads of the process ``pid`` runnable right now, the calling one left out: in
+    a bench job, the orchestrator's own (Snakemake finishing the job before, its
+    logger), whose bookkeeping between two packs lasts a few milliseconds."""
+    me = str(threading.get_native_id())
+    try:
+        tids = os.listdir(proc / str(pid) / "task")
+    except OSError:
+        return 0
+    running = 0
+    for tid in tids:
+        if tid == me:
+            continue
+        text = read_proc(f"{proc}/{pid}/task/{tid}/stat")
+        if text and text[text.rfind(")") + 2 : text.rfind(")") + 3] == "R":
+            running += 1
+    return running
+
+
 def _others_running(proc: Path) -> int:
-    """Tasks runnable right now besides this one (it is running while it reads)."""
-    return max(0, _running(proc) - 1)
+    """Tasks runnable right now besides this one (it is running while it reads) and
+    besides the other threads of its own process (the orchestrator's, not counted:
+    :func:`_own_running`)."""
+    return max(0, _running(proc) - 1 - _own_running(proc, os.getpid()))
 
 
 def _runnable_others(
