@@ -32,6 +32,8 @@ rule bench:
     wildcard_constraints:
         # not the generated inputs' list (rule inputs_made)
         pack=r"(?!inputs\.txt$)[A-Za-z0-9][A-Za-z0-9_.+-]*",
+    # before the other jobs that hold `bench` (binary_sizes): the points first
+    priority: 1
     threads:
         lambda wildcards: max(
             1,
