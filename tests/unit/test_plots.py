@@ -382,7 +382,14 @@ _FIGURES = {
     "cuda copy": lambda: parts.plot_cuda_copy(tables.Context(*_campaign())),
     "variants": lambda: timing.plot_variants(_variant_ctx()),
     "offset": _offset_figure,
+    "nothing measured": lambda: timing.plot_variants(_failed(_variant_ctx())),
 }
+
+
+def _failed(ctx: tables.Context) -> tables.Context:
+    """``ctx`` with every point failed: axes that show a note and no ticks."""
+    summary = ctx.summary.assign(status="failed", reason="exit 1")
+    return tables.Context(ctx.cfg, ctx.points, summary)
 
 
 def _without_date(data: bytes) -> bytes:

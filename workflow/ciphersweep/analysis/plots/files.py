@@ -45,17 +45,24 @@ def keep_ticks(fig: Any) -> int:
     drawn without being worked out again. Asked the way matplotlib asks while it draws
     (minor ticks on a major one left out, labels formatted as a list), so that the
     files are the same bytes either way."""
-    from matplotlib.ticker import FixedFormatter, FixedLocator
+    from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
     kept = 0
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             levels = (
-                (axis.major, axis.get_majorticklocs()),
-                (axis.minor, axis.get_minorticklocs()),
+                (axis.major, axis.get_majorticklocs),
+                (axis.minor, axis.get_minorticklocs),
             )
-            for ticker, locs in levels:
-                locs = list(locs)
+            for ticker, where in levels:
+                if isinstance(ticker.locator, NullLocator):
+                    continue  # no ticks: nothing to keep
+                try:
+                    locs = list(where())
+                except ValueError:
+                    # axes that show none (a log axis with nothing drawn: the note
+                    # of an empty plot): matplotlib never asks, neither does this
+                    continue
                 formatter = FixedFormatter(ticker.formatter.format_ticks(locs))
                 formatter.set_offset_string(ticker.formatter.get_offset())
                 ticker.locator = FixedLocator(locs)
