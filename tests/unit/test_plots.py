@@ -383,7 +383,21 @@ _FIGURES = {
     "variants": lambda: timing.plot_variants(_variant_ctx()),
     "offset": _offset_figure,
     "nothing measured": lambda: timing.plot_variants(_failed(_variant_ctx())),
+    "trend": _trend_figure,
 }
+
+
+def _trend_figure() -> Figure:
+    """The history's trend plot: runs as labelled categories, times on a log axis."""
+    from ciphersweep.analysis.plots import trend
+
+    runs = ("abc1234", "def5678", "0123abc")
+    series = [
+        trend.Series(f"cell {k}", k, 0, (0, 1, 2), ys, (1e-4,) * 3, (2e-4,) * 3)
+        for k, ys in enumerate([(1e-3, 1.1e-3, 0.9e-3), (0.5, 0.45, 0.6)])
+    ]
+    panels = (trend.Panel("seq", tuple(series)), trend.Panel("omp", tuple(series[:1])))
+    return trend.plot(trend.Trend(runs, panels))
 
 
 def _failed(ctx: tables.Context) -> tables.Context:
