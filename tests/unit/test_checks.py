@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -117,6 +118,36 @@ def test_result_paths_that_cannot_be_written(tmp_path: Path) -> None:
     assert preflight.output_problem([res / "plots" / "time.png"]) == (
         f"{res / 'plots'} is a file (allowed: a directory, or nothing there)"
     )
+
+
+def test_result_paths_of_one_folder_are_looked_up_with_one_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A campaign's raw files share a folder: it is listed once, and the one name
+    taken by a folder among thousands is found; a folder that cannot be listed (only
+    written) has its names looked up one by one."""
+    raw = tmp_path / "results" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "p4321.jsonl").mkdir()
+    paths = [raw / f"p{i}.jsonl" for i in range(5000)]
+    listed: list[str] = []
+    scandir = os.scandir
+
+    def counted(path: Any) -> Any:
+        listed.append(os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", counted)
+    want = f"{raw / 'p4321.jsonl'} is a directory (allowed: a file, or nothing there)"
+    assert preflight.output_problem(paths) == want
+    assert listed == [str(raw)]
+
+    def unlistable(path: Any) -> Any:
+        raise PermissionError(13, "Permission denied", os.fspath(path))
+
+    monkeypatch.setattr(os, "scandir", unlistable)
+    assert preflight.output_problem(paths) == want
+    assert preflight.output_problem(paths[:4000]) is None
 
 
 def test_read_only_tables_directory() -> None:

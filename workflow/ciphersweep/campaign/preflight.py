@@ -40,23 +40,54 @@ def _fail(where: str, msg: str) -> ConfigError:
 
 
 def output_problem(paths: Iterable[str | Path]) -> str | None:
-    """Why the workflow could not write ``paths`` (None: it can), as one line."""
-    seen: set[str] = set()
-    for path in map(Path, paths):
-        if path.is_dir():
-            return f"{path} is a directory (allowed: a file, or nothing there)"
-        for parent in path.parents:
-            key = str(parent)
-            if key in seen:
-                break  # (and every folder above it: looked at with it)
-            if key in ("", "."):
-                continue
-            seen.add(key)
-            if parent.exists() and not parent.is_dir():
-                return f"{parent} is a file (allowed: a directory, or nothing there)"
-            if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
-                return f"{parent} is not writable (allowed: a directory you can write)"
+    """Why the workflow could not write ``paths`` (None: it can), as one line. Each
+    folder is looked at once (with the folders above it), and its entries with one
+    listing where it exists: a 100,000-point campaign's raw files are one folder's,
+    not 100,000 look-ups."""
+    by_folder: dict[str, list[str]] = {}
+    for path in map(os.fspath, paths):
+        head, name = os.path.split(path)
+        by_folder.setdefault(head, []).append(name)
+    seen: set[Path] = set()
+    for head, names in by_folder.items():
+        folder = Path(head)
+        problem = _folder_problem(folder, seen)
+        if problem:
+            return problem
+        taken = _folders_among(folder, names) if folder.is_dir() else set()
+        for name in filter(taken.__contains__, names):
+            return f"{folder / name} is a directory (allowed: a file, or nothing there)"
     return None
+
+
+def _folders_among(folder: Path, names: list[str]) -> set[str]:
+    """Which of ``names`` are folders in ``folder``: one listing (each name looked up
+    where the folder cannot be listed, only written)."""
+    wanted = set(names)
+    try:
+        with os.scandir(folder) as entries:
+            return {e.name for e in entries if e.name in wanted and e.is_dir()}
+    except OSError:
+        return {n for n in wanted if (folder / n).is_dir()}
+
+
+def _folder_problem(folder: Path, seen: set[Path]) -> str | None:
+    """Why nothing could be written in ``folder`` (None: it can), the folders above it
+    included; ``seen``: folders already looked at (and every folder above them)."""
+    for parent in (folder, *folder.parents):
+        if parent in seen:
+            break  # (and every folder above it: looked at with it)
+        seen.add(parent)
+        if str(parent) in ("", "."):
+            continue
+        if parent.exists() and not parent.is_dir():
+            return f"{parent} is a file (allowed: a directory, or nothing there)"
+        if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+            return f"{parent} is not writable (allowed: a directory you can write)"
+    return None
+
+
+# --------------------------------------------------------------------------- uniqueness
 
 
 def check_unique(cfg: dict[str, Any], outputs: Sequence[str | Path]) -> None:
