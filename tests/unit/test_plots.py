@@ -372,6 +372,19 @@ def _offset_figure() -> Figure:
     return fig
 
 
+def _trend_figure() -> Figure:
+    """The history's trend plot: runs as labelled categories, times on a log axis."""
+    from ciphersweep.analysis.plots import trend
+
+    runs = ("abc1234", "def5678", "0123abc")
+    series = [
+        trend.Series(f"cell {k}", k, 0, (0, 1, 2), ys, (1e-4,) * 3, (2e-4,) * 3)
+        for k, ys in enumerate([(1e-3, 1.1e-3, 0.9e-3), (0.5, 0.45, 0.6)])
+    ]
+    panels = (trend.Panel("seq", tuple(series)), trend.Panel("omp", tuple(series[:1])))
+    return trend.plot(trend.Trend(runs, panels))
+
+
 _FIGURES = {
     "time": lambda: timing.plot_time(tables.Context(*_campaign())),
     "time within a decade": lambda: timing.plot_time(
@@ -385,19 +398,6 @@ _FIGURES = {
     "nothing measured": lambda: timing.plot_variants(_failed(_variant_ctx())),
     "trend": _trend_figure,
 }
-
-
-def _trend_figure() -> Figure:
-    """The history's trend plot: runs as labelled categories, times on a log axis."""
-    from ciphersweep.analysis.plots import trend
-
-    runs = ("abc1234", "def5678", "0123abc")
-    series = [
-        trend.Series(f"cell {k}", k, 0, (0, 1, 2), ys, (1e-4,) * 3, (2e-4,) * 3)
-        for k, ys in enumerate([(1e-3, 1.1e-3, 0.9e-3), (0.5, 0.45, 0.6)])
-    ]
-    panels = (trend.Panel("seq", tuple(series)), trend.Panel("omp", tuple(series[:1])))
-    return trend.plot(trend.Trend(runs, panels))
 
 
 def _failed(ctx: tables.Context) -> tables.Context:
