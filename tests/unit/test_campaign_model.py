@@ -18,7 +18,9 @@ from ciphersweep.verdict import admission
 from support import KERNELS, ROOT, base_config
 
 
-def _campaign(tmp: Path, said: list | None = None, **over: Any) -> model.Campaign:
+def _campaign(
+    tmp: Path, said: list | None = None, main: bool = True, **over: Any
+) -> model.Campaign:
     cfg = cs_config.validate(
         base_config(build={"dir": str(KERNELS)}, **over), root=ROOT, workdir=tmp
     )
@@ -28,7 +30,7 @@ def _campaign(tmp: Path, said: list | None = None, **over: Any) -> model.Campaig
         if said is not None:
             said.append((level, message, extra))
 
-    return model.Campaign(cfg, place, say=say, main=True)
+    return model.Campaign(cfg, place, say=say, main=main)
 
 
 @pytest.fixture
@@ -99,6 +101,49 @@ def test_a_raw_file_removed_after_its_pack_listed_it_runs_again(here: Path) -> N
     # a point its pack never listed is new, not lost
     other = next(p for p in c.points if c.pack_of[p] != c.pack_of[pid])
     assert c.replan(other)[1] is None
+
+
+def test_the_run_lists_the_raw_folder_once_and_judges_as_a_job_does(
+    here: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run process plans every point: it lists the raw folder once instead of
+    looking up each point's file, and finds what a job process (which looks up its
+    pack's files one by one) finds: records damaged, records gone after their pack
+    listed them, never measured."""
+    run = _campaign(here)
+    pids = list(run.points)
+    damaged, gone = (
+        pids[0],
+        next(p for p in pids if run.pack_of[p] != run.pack_of[pids[0]]),
+    )
+    raw = here / run.raw_file(damaged)
+    raw.parent.mkdir(parents=True)
+    raw.write_text("not a record\n")
+    listing = here / run.pack_file(run.pack_of[gone])
+    listing.parent.mkdir(parents=True)
+    listing.write_text("".join(f"{p}\n" for p in run.packs[run.pack_of[gone]]))
+    looked_up: list[str] = []
+    exists = os.path.exists
+
+    def counted(path: Any) -> bool:
+        looked_up.append(os.fspath(path))
+        return exists(path)
+
+    monkeypatch.setattr(os.path, "exists", counted)
+    planned = {p: (run.replan(p), run.pending(p)) for p in pids}
+    # one listing; a file is looked up only where a list says it was measured
+    listed = {run.raw_file(p) for p in run.packs[run.pack_of[gone]]}
+    assert {f for f in looked_up if "/raw/" in f} <= listed
+    assert run.raw_listing() == {f"{damaged}.jsonl"}
+    job = _campaign(here, main=False)
+    assert job.raw_listing() is None
+    assert {p: (job.replan(p), job.pending(p)) for p in pids} == planned
+    assert planned[damaged][1] is not None and planned[gone][1] is not None
+    assert "its records are gone" in planned[gone][1]
+    fresh = [p for p in pids if run.pack_of[p] != run.pack_of[gone] and p != damaged]
+    assert fresh and all(
+        planned[p] == ((admission.FIRST, None), admission.NO_RECORDS) for p in fresh
+    )
 
 
 def test_a_users_file_has_no_generator_and_a_stamp(here: Path) -> None:

@@ -232,8 +232,8 @@ def _run_interrupted(
         "starting": "call:snakemake.cli.main",
         # as the campaign is read, before its own modules are imported in full
         "reading": "call:ciphersweep.plan.campaign_source.campaign_files",
-        # while Snakemake plans the run: the first point asked why it is measured
-        "planning": "call:ciphersweep.verdict.admission.pending",
+        # while Snakemake plans the run: the first point's plan key worked out
+        "planning": "call:ciphersweep.plan.fingerprint.plan_key",
         "gather": "write:/summary.csv",
         "tables": "write:/tables/time.csv",
         "report": "write:/report.html",

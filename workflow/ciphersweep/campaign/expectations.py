@@ -162,11 +162,18 @@ class Expectations:
         time (cp -p, rsync -t, touch -r) changes this stamp (its change time cannot be
         set back), so its points are measured again in this run. The bytes themselves
         are compared with the records' input digest at gather. A generated input: None
-        while its `.sha256` holds, else the digest of the bytes in its place."""
-        if point.input_path is None:
-            return cs_fp.generated_stamp(self.input_file(point))
+        while its `.sha256` holds, else the digest of the bytes in its place. Worked
+        out once per input file, which a size's points share."""
+        return self.file_stamp(point.input_path, self.input_file(point))
+
+    @kept
+    def file_stamp(self: Campaign, user_path: str | None, data: str) -> str | None:
+        """:meth:`input_stamp` of a user's file ``user_path``, or (None) of the
+        generated input ``data``."""
+        if user_path is None:
+            return cs_fp.generated_stamp(data)
         try:
-            st = os.stat(point.input_path)
+            st = os.stat(user_path)
         except OSError:
             return None
         return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
@@ -217,14 +224,36 @@ class Expectations:
             return None, 0
 
     @kept
+    def raw_listing(self: Campaign) -> frozenset[str] | None:
+        """The names in the campaign's raw folder, listed once, as the run process
+        plans every point (None in a job process, which asks about its pack's points
+        only: each of their files is looked up instead)."""
+        if not self.main:
+            return None
+        try:
+            return frozenset(os.listdir(os.path.dirname(self.raw_file(""))))
+        except FileNotFoundError:
+            return frozenset()
+        except OSError:
+            return None  # each file is looked up, and says why it cannot be read
+
+    def has_raw(self: Campaign, pid: str) -> bool:
+        """Whether the point's raw file is there (as the run is planned)."""
+        names, raw = self.raw_listing(), self.raw_file(pid)
+        return os.path.exists(raw) if names is None else os.path.basename(raw) in names
+
+    @kept
     def replan(self: Campaign, pid: str) -> tuple[str, str | None]:
         """(attempt token, why the point runs again or None) of a point's raw file:
         read and judged once. A raw file removed after its pack (or, its pack's list
         removed too, a gather) saw it measured is measured again (admission.lost)."""
         raw = self.raw_file(pid)
-        if not os.path.exists(raw):
+        if not self.has_raw(pid):
             pack = self.pack_listing(self.pack_of[pid])
-            gone = cs_admission.lost(raw, *pack, *self.gathered())
+            gathered = self.gathered()
+            if pack[0] is None and gathered[0] is None:
+                return cs_admission.FIRST, None  # no list names it: never measured
+            gone = cs_admission.lost(raw, *pack, *gathered)
             if gone is not None:
                 return gone, f"{raw}: its records are gone (it had been measured)"
             return cs_admission.FIRST, None  # never measured: nothing to judge
@@ -246,6 +275,8 @@ class Expectations:
     @kept
     def pending(self: Campaign, pid: str) -> str | None:
         """Why the point is measured in this run (None: its records hold)."""
+        if not self.has_raw(pid):  # (admission.pending's answer, without a look-up)
+            return self.replan(pid)[1] or cs_admission.NO_RECORDS
         point = self.points[pid]
         made = self.generated_input(point)
         return cs_admission.pending(
