@@ -359,8 +359,8 @@ class Expectations:
     def plan_report(self: Campaign, say: Say, touch: bool) -> None:
         """What this run measures, said once before any job: one warning counting the
         failed, damaged or changed points that run again, a screenful summing up what
-        runs and why (campaign.plan_summary), a line per point to measure (the console
-        shows them with --verbose), and how many (the console's count). ``touch``:
+        runs and why (campaign.plan_summary), a line per point to measure (one
+        record; the console shows it with --verbose), and how many (the console's count). ``touch``:
         --touch marks the jobs done and measures nothing (the next run measures them).
         ``say(level, message, extra)``."""
         todo = {p: self.pending(p) for p in self.points if self.pending(p)}
@@ -378,12 +378,11 @@ class Expectations:
             )
         for line in cs_plan_summary.lines(todo, self.points):
             say("info", f"ciphersweep: {line}", {"ciphersweep": "plan_summary"})
-        for pid, why in todo.items():
-            say(
-                "info",
-                f"ciphersweep: to measure: {pid} ({why})",
-                {"ciphersweep": "pending"},
+        if todo:  # one record of a line per point: 100,000 records took a second
+            lines = (
+                f"ciphersweep: to measure: {pid} ({why})" for pid, why in todo.items()
             )
+            say("info", "\n".join(lines), {"ciphersweep": "pending"})
         n = 0 if touch else len(todo)
         say(
             "info",
