@@ -66,8 +66,12 @@ def test_a_new_campaign_measures_every_point_and_says_so(here: Path) -> None:
         ("info", "ciphersweep: 10 benchmark points to measure", counts[0][2])
     ]
     assert counts[0][2]["points"] == 10
-    pending = [x for x in said if x[2].get("ciphersweep") == "pending"]
-    assert len(pending) == 10
+    # a line per point (the --verbose list), in one record
+    (pending,) = [x for x in said if x[2].get("ciphersweep") == "pending"]
+    lines = pending[1].splitlines()
+    assert sorted(lines) == sorted(
+        f"ciphersweep: to measure: {p} ({admission.NO_RECORDS})" for p in c.points
+    )
 
 
 def test_pack_inputs_plain_while_points_run_and_the_generator(here: Path) -> None:
