@@ -135,6 +135,22 @@ def test_packing_deals_small_points_of_one_shape_into_packs() -> None:
     assert resources.packs(pts, off) == {p.id: [p.id] for p in pts}
     alone = dict(full["cluster"], pack_size=1)
     assert resources.packs(pts, alone) == {p.id: [p.id] for p in pts}
+    # the points' resources handed in (the campaign has them): the same packs
+    each = {p.id: resources.resources(p, full["cluster"]) for p in pts}
+    assert resources.packs(pts, full["cluster"], each) == packs
+
+
+def test_a_time_limit_lengthens_a_points_runtime_only() -> None:
+    """resources(..., timeout_s) is timed(resources(...), timeout_s): the runtime at
+    least the limit and two minutes, nothing else changed."""
+    cluster = {"cores_per_node": 8}
+    p = make_point(size="1KB", impl="ref", reps=5)
+    free = resources.resources(p, cluster)
+    assert resources.timed(free, None) == free
+    for limit in (30, 600, 3600):
+        limited = resources.resources(p, cluster, limit)
+        assert limited == resources.timed(free, limit)
+        assert limited == {**free, "runtime": max(free["runtime"], -(-limit // 60) + 2)}
 
 
 def test_pack_resources_add_runtimes_and_keep_the_shape() -> None:

@@ -88,11 +88,11 @@ class Campaign(Expectations):
         self.point_list: list[Point] = cs_sweep.expand(cfg)
         self.points = {p.id: p for p in self.point_list}
         cluster = cfg["cluster"]
+        untimed = {p.id: cs_resources.resources(p, cluster) for p in self.point_list}
         resources = {
-            p.id: cs_resources.resources(p, cluster, cfg["timeout_s"])
-            for p in self.point_list
+            pid: cs_resources.timed(r, cfg["timeout_s"]) for pid, r in untimed.items()
         }
-        self.packs = cs_resources.packs(self.point_list, cluster)
+        self.packs = cs_resources.packs(self.point_list, cluster, untimed)
         self.pack_of = {pid: n for n, members in self.packs.items() for pid in members}
         self.pack_resources = {
             name: cs_resources.pack_resources([resources[pid] for pid in members])

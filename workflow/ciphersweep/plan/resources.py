@@ -57,30 +57,31 @@ def resources(
     cpn = int(cluster["cores_per_node"])
     nodes = max(1, math.ceil(point.ranks * point.threads / cpn))
     runtime = max(2, math.ceil(estimate_seconds(point) * 3 / 60) + 1)
-    if timeout_s is not None:
-        runtime = max(runtime, math.ceil(timeout_s / 60) + 2)
     mib = point.size_bytes / 2**20
     mem_mb = int(512 + 4 * mib + 64 * point.ranks)
-    return {
-        "nodes": nodes,
-        "tasks": point.ranks,
-        "cpus_per_task": point.threads,
-        # Snakemake's Slurm executor's resource (--gpus); 0 but for cuda and a user
-        # kernel with gpus
-        "gpu": point.gpus,
-        "runtime": runtime,
-        "mem_mb": mem_mb,
-        "bench": 1,
-        "slurm_extra": slurm_extra(cluster),
-        # Slurm's job step runs an MPI point (more than one rank) directly in the batch
-        # step, where its launcher (srun/mpirun) has the whole allocation; other points
-        # run in a one-task step. None: the resource is left out.
-        "mpi": (
-            str(cluster.get("mpi_launcher", "srun"))
-            if point.mpi_launched and point.ranks > 1
-            else None
-        ),
-    }
+    return timed(
+        {
+            "nodes": nodes,
+            "tasks": point.ranks,
+            "cpus_per_task": point.threads,
+            # Snakemake's Slurm executor's resource (--gpus); 0 but for cuda and a
+            # user kernel with gpus
+            "gpu": point.gpus,
+            "runtime": runtime,
+            "mem_mb": mem_mb,
+            "bench": 1,
+            "slurm_extra": slurm_extra(cluster),
+            # Slurm's job step runs an MPI point (more than one rank) directly in the
+            # batch step, where its launcher (srun/mpirun) has the whole allocation;
+            # other points run in a one-task step. None: the resource is left out.
+            "mpi": (
+                str(cluster.get("mpi_launcher", "srun"))
+                if point.mpi_launched and point.ranks > 1
+                else None
+            ),
+        },
+        timeout_s,
+    )
 
 
 # What every job of a campaign asks sbatch besides its resources. --no-requeue: a job
@@ -90,6 +91,14 @@ def resources(
 # requeued job's node list, "None assigned", as a node to exclude, and every later
 # sbatch of the run would fail ("Unable to open file assigned").
 NO_REQUEUE = "--no-requeue"
+
+
+def timed(r: dict[str, Any], timeout_s: int | None) -> dict[str, Any]:
+    """A point's resources ``r`` under the campaign's kernel time limit ``timeout_s``
+    (None: none): its runtime at least the limit and two minutes."""
+    if timeout_s is None:
+        return r
+    return {**r, "runtime": max(r["runtime"], math.ceil(timeout_s / 60) + 2)}
 
 
 def slurm_extra(cluster: dict[str, Any]) -> str:
@@ -116,21 +125,26 @@ def _shape_of(r: dict[str, Any]) -> str:
     return f"n{r['nodes']}-r{r['tasks']}-c{r['cpus_per_task']}-g{r['gpu']}"
 
 
-def packs(points: list[Point], cluster: dict[str, Any]) -> dict[str, list[str]]:
+def packs(
+    points: list[Point],
+    cluster: dict[str, Any],
+    each: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, list[str]]:
     """Pack -> its point ids (in sweep order): what one bench job measures.
 
     Small points (estimated runtime <= cluster.pack_max_runtime minutes) of one resource
     shape are dealt, in sweep order, into ceil(n / cluster.pack_size) packs of nearly
     equal size, named ``pack-<shape>-<k>`` (with cluster.pack on). Every other point is
     a pack of its own, named by the point's id. One bench job measures what is pending
-    of a pack, in one allocation under Slurm.
+    of a pack, in one allocation under Slurm. ``each``: the points' resources without
+    a time limit, where the caller has them already (default: worked out here).
     """
     limit = int(cluster.get("pack_max_runtime", 10))
     size = int(cluster.get("pack_size", 32))
     by_shape: dict[str, list[str]] = {}
     alone: dict[str, list[str]] = {}
     for p in points:
-        r = resources(p, cluster)
+        r = each[p.id] if each is not None else resources(p, cluster)
         if cluster.get("pack", False) and r["runtime"] <= limit:
             by_shape.setdefault(_shape_of(r), []).append(p.id)
         else:
