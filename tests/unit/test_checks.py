@@ -150,30 +150,53 @@ def test_result_paths_of_one_folder_are_looked_up_with_one_listing(
     assert preflight.output_problem(paths[:4000]) is None
 
 
+def _as_unprivileged(*paths: Path) -> str:
+    """preflight.output_problem(paths) asked as the user ``nobody`` (this process
+    itself when it is not root: root writes anywhere)."""
+    if os.geteuid() != 0:
+        return str(preflight.output_problem(list(paths)))
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]);"
+        "from ciphersweep.campaign import preflight as p;"
+        "print(p.output_problem(sys.argv[2:]))"
+    )
+    proc = subprocess.run(
+        ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
+        + [sys.executable, "-c", code, str(ROOT / "workflow"), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return proc.stdout.strip() or proc.stderr[-2000:]
+
+
 def test_read_only_tables_directory() -> None:
     with tempfile.TemporaryDirectory(prefix="cs-readonly-") as d:
         Path(d).chmod(0o755)
         tables = Path(d) / "results" / "tables"
         tables.mkdir(parents=True)
         tables.chmod(0o555)
-        target = tables / "time.csv"
-        if os.geteuid() != 0:
-            msg = preflight.output_problem([target])
-        else:  # root writes anywhere: ask as an unprivileged user
-            code = (
-                "import sys; sys.path.insert(0, sys.argv[1]);"
-                "from ciphersweep.campaign import preflight as p;"
-                "print(p.output_problem([sys.argv[2]]))"
-            )
-            proc = subprocess.run(
-                ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"]
-                + [sys.executable, "-c", code, str(ROOT / "workflow"), str(target)],
-                capture_output=True,
-                text=True,
-                check=False,
-            )
-            msg = proc.stdout.strip() or proc.stderr[-2000:]
+        msg = _as_unprivileged(tables / "time.csv")
     assert msg == f"{tables} is not writable (allowed: a directory you can write)"
+
+
+def test_an_absolute_store_needs_only_its_nearest_folder_writable() -> None:
+    """A history store shared by a team (``/project/team/history.sqlite``): the
+    folder it goes in, or the nearest one there above it, must be writable, not ``/``
+    and every folder on the way (a user's run was refused: "/ is not writable")."""
+    with tempfile.TemporaryDirectory(prefix="cs-shared-") as d:
+        team = Path(d) / "team"
+        team.mkdir()
+        team.chmod(0o777)  # the team's folder; its parents are root's
+        Path(d).chmod(0o755)
+        assert _as_unprivileged(team / "history.sqlite") == "None"
+        assert _as_unprivileged(team / "new" / "deeper" / "history.sqlite") == "None"
+        locked = Path(d) / "locked"
+        locked.mkdir()
+        locked.chmod(0o555)
+        assert _as_unprivileged(locked / "new" / "history.sqlite") == (
+            f"{locked} is not writable (allowed: a directory you can write)"
+        )
 
 
 def test_sizes_that_do_not_fit_in_memory() -> None:

@@ -72,18 +72,22 @@ def _folders_among(folder: Path, names: list[str]) -> set[str]:
 
 
 def _folder_problem(folder: Path, seen: set[Path]) -> str | None:
-    """Why nothing could be written in ``folder`` (None: it can), the folders above it
-    included; ``seen``: folders already looked at (and every folder above them)."""
+    """Why nothing could be written in ``folder`` (None: it can): the nearest of it
+    and the folders above it that is there decides (a file; a folder this user cannot
+    write; the ones missing below it are made there). The folders above that one do not
+    matter: a store at ``/project/team/history.sqlite`` needs ``/project/team``, not
+    ``/``, to be writable. ``seen``: folders already decided, with all above them."""
     for parent in (folder, *folder.parents):
         if parent in seen:
-            break  # (and every folder above it: looked at with it)
+            return None  # decided with a folder below it (a problem ended the check)
         seen.add(parent)
-        if str(parent) in ("", "."):
-            continue
-        if parent.exists() and not parent.is_dir():
+        if str(parent) in ("", ".") or not os.path.lexists(parent):
+            continue  # the working directory, or made when written
+        if not parent.is_dir():
             return f"{parent} is a file (allowed: a directory, or nothing there)"
-        if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        if not os.access(parent, os.W_OK | os.X_OK):
             return f"{parent} is not writable (allowed: a directory you can write)"
+        return None
     return None
 
 
