@@ -21,6 +21,11 @@ import tempfile
 from pathlib import Path
 
 SKIP = 77
+# Open MPI 4.x's mpirun may report a rank that ended normally as "exiting improperly"
+# with PID 0: a race in its own bookkeeping of the rank's exit on a loaded machine
+# (open-mpi/ompi#7833, left unfixed on 4.x). Such a launch runs once more; a rank that
+# really ends without MPI_Finalize is named with its own PID and fails as before.
+MPIRUN_EXIT_RACE = " with PID 0 on"
 MiB = 1 << 20
 SIZES = [1, 15, 16, 17, MiB + 48]
 CARRY_IV = "0123456789abcdefffffffffffffffff"  # low 64 bits all ones: carry at once
@@ -126,6 +131,13 @@ class Checker:
             + ["--reps", "1", "--warmup", "0", "--output", str(out)]
         )
         r = self.run(argv)
+        if (
+            r.returncode != 0
+            and launcher[:1] == ["mpirun"]
+            and MPIRUN_EXIT_RACE in r.stderr.decode(errors="replace")
+        ):
+            print(f"note: mpirun's exit race (PID 0), run once more: {' '.join(argv)}")
+            r = self.run(argv)
         data = out.read_bytes() if out.exists() else b""
         return r.returncode, data, r.stderr.decode(errors="replace"), r.stdout
 
