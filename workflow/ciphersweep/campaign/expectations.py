@@ -250,10 +250,7 @@ class Expectations:
         raw = self.raw_file(pid)
         if not self.has_raw(pid):
             pack = self.pack_listing(self.pack_of[pid])
-            gathered = self.gathered()
-            if pack[0] is None and gathered[0] is None:
-                return cs_admission.FIRST, None  # no list names it: never measured
-            gone = cs_admission.lost(raw, *pack, *gathered)
+            gone = cs_admission.lost(raw, *pack, *self.gathered())
             if gone is not None:
                 return gone, f"{raw}: its records are gone (it had been measured)"
             return cs_admission.FIRST, None  # never measured: nothing to judge

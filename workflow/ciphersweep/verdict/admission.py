@@ -211,15 +211,16 @@ def lost(
     The token differs from the one Snakemake recorded for the pack, so the pack runs
     and measures the point again, and the gather after it drops the lost records from
     the tables; the new records carry it, so it then stays as it is (a later loss, after
-    the list was written again, gives another)."""
-    if os.path.exists(path):
-        return None
+    the list was written again, gives another). The file is looked up only where a
+    list names the point."""
     name = Path(path).stem
     if listed is not None and name in listed:
-        return f"lost {list_mtime_ns}"
-    if gathered is not None and name in gathered:
-        return f"lost {gathered_mtime_ns}"
-    return None
+        token = f"lost {list_mtime_ns}"
+    elif gathered is not None and name in gathered:
+        token = f"lost {gathered_mtime_ns}"
+    else:
+        return None
+    return None if os.path.exists(path) else token
 
 
 def recorded_plan_key(path: str | Path) -> str | None:
