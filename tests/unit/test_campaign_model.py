@@ -49,6 +49,10 @@ def test_files_packs_and_targets(here: Path) -> None:
     assert "results/t/report.html" in every and "results/t/measurements.csv" in every
     assert "results/t/tables/speedup.csv" in every
     assert set(c.plot_files()) <= set(every)
+    # every file a step writes is a target: one that goes missing is made again
+    for name in ("measurements.parquet", "failures.csv", "summary.csv"):
+        assert f"results/t/{name}" in every, name
+    assert set(c.plot_files("pdf") + c.plot_files("svg")) <= set(every)
     assert c.history_marker in every  # history on by default
     assert c.native_backends == ["mpi", "omp", "openssl", "seq"]
     assert c.image is None and c.image_file.endswith("images/cpu.sqfs")

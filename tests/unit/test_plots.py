@@ -490,8 +490,9 @@ def _libraries(pid: int) -> set[str]:
 
 def test_the_drawing_process_loads_no_table_reading_library(tmp_path: Path) -> None:
     """The drawing process and its children draw a campaign's plots and its trend
-    plot without pandas (with pyarrow, about half a second of every run's drawing)
-    or jsonschema (whose rpds is compiled): what they are handed is plain data, and a
+    plot without pandas (with pyarrow, about half a second of every run's drawing),
+    jsonschema (whose rpds is compiled) or YAML (the user kernels' part of the sweep,
+    which reading points never needs): what they are handed is plain data, and a
     plot's context reaches them without its frame."""
     from ciphersweep.analysis.history import trends
 
@@ -530,7 +531,7 @@ def test_the_drawing_process_loads_no_table_reading_library(tmp_path: Path) -> N
         for proc in processes:
             found = _libraries(proc.pid)
             assert "matplotlib" in found  # what it is for (the check sees libraries)
-            assert not found & {"pandas", "pyarrow", "rpds"}, (proc.pid, found)
+            assert not found & {"pandas", "pyarrow", "rpds", "yaml"}, (proc.pid, found)
     finally:
         drawing.close()
     assert (tmp_path / "history_trend.png").read_bytes()[:4] == b"\x89PNG"

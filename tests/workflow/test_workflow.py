@@ -205,6 +205,18 @@ def test_end_to_end_tables_come_from_measurements(tmp_path: Path) -> None:
     # nothing left to do
     again = run_snakemake(tmp_path, _tiny(), "-n", timeout=120)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+    # a result that goes missing is made again from the records, nothing measured
+    records = {f: f.read_bytes() for f in (res / "raw").glob("*.jsonl")}
+    gone = ["summary.csv", "measurements.parquet"]
+    gone += ["plots/throughput.pdf", "plots/time_vs_size.svg"]
+    for name in gone:
+        (res / name).unlink()
+    remade = run_snakemake(tmp_path, _tiny(), timeout=300)
+    said = remade.stdout + remade.stderr
+    assert remade.returncode == 0, said[-3000:]
+    assert "ciphersweep: 0 benchmark points to measure" in said
+    assert all((res / name).stat().st_size > 0 for name in gone)
+    assert records == {f: f.read_bytes() for f in (res / "raw").glob("*.jsonl")}
 
 
 def test_failed_point_is_marked_and_alone_reruns(tmp_path: Path) -> None:

@@ -91,6 +91,9 @@ rule plots:
         [update(f) for f in C.plot_files("svg")],
     log:
         f"{RES}/logs/plots.log",
+    # started first of the steps after gather (the profiles' cores are few): its
+    # drawing is the longest of them, and the report waits for it
+    priority: 1
     params:
         basis=CAPTION_BASIS,
     run:

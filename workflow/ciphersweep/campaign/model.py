@@ -48,6 +48,9 @@ REPORT_SECTIONS = {
     "provenance": ("../report/provenance.rst", "Provenance"),
 }
 HISTORY_TABLES = ("history", "regressions")
+# rule gather's outputs, in results/<campaign>/: targets of the run, every one (a file
+# that is no target and goes missing is not made again while the report is newer)
+GATHERED = ("measurements.csv", "measurements.parquet", "failures.csv", "summary.csv")
 
 
 @dataclass(frozen=True)
@@ -262,9 +265,17 @@ class Campaign(Expectations):
         exts = ("csv", "md", "tex")
         return [f"{self.res}/tables/{n}.{ext}" for n in names for ext in exts]
 
+    def gathered_files(self) -> list[str]:
+        """What rule gather writes: the records as tidy tables and the summary."""
+        return [f"{self.res}/{f}" for f in GATHERED]
+
     def plot_files(self, ext: str = "png") -> list[str]:
         names = cs_plots.plot_names(self.cfg, self.point_list)
         return [f"{self.res}/plots/{n}.{ext}" for n in names]
+
+    def every_plot_file(self) -> list[str]:
+        """Every plot in every format (PNG for the report, PDF and SVG beside)."""
+        return [f for ext in cs_plots.FORMATS for f in self.plot_files(ext)]
 
     @staticmethod
     def table_section(path: str) -> tuple[str, str, str]:
@@ -317,7 +328,7 @@ class Campaign(Expectations):
 
     @functools.cached_property
     def history_plots(self) -> list[str]:
-        return [f"{self.res}/plots/history_trend.{e}" for e in ("png", "pdf", "svg")]
+        return [f"{self.res}/plots/history_trend.{e}" for e in cs_plots.FORMATS]
 
     def history_targets(self) -> list[str]:
         """What `all` asks for: the append, the history tables and plots (and the gate
@@ -391,22 +402,21 @@ class Campaign(Expectations):
 
     def preflight_paths(self) -> list[str]:
         """Every result path the run writes (checked writable before any job)."""
-        heads = ("measurements.csv", "summary.csv", "failures.csv")
         history = [self.history["path"]] if self.history["enabled"] else []
         return (
-            [f"{self.res}/{f}" for f in heads]
+            self.gathered_files()
             + self.raw_files
             + self.table_files()
-            + self.plot_files()
+            + self.every_plot_file()
             + history
         )
 
     def targets(self) -> list[str]:
         """What rule `all` makes."""
         return [
-            f"{self.res}/measurements.csv",
+            *self.gathered_files(),
             *self.table_files(),
-            *self.plot_files(),
+            *self.every_plot_file(),
             self.report_file,
             *self.compare_targets(),
             *self.history_targets(),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ciphersweep import backends as registry
-from ciphersweep.plan import inputsets, user_kernels
+from ciphersweep.plan import inputsets
 
 _OP_TAG = {"encrypt": "enc", "decrypt": "dec"}
 
@@ -203,7 +203,7 @@ def expand(cfg: dict[str, Any]) -> list[Point]:
             if be.get("openssl") is not None:
                 _cipher_points(cfg, "openssl", "evp", be["openssl"]["ciphers"], add, d)
             _python_points(cfg, op, d, add)
-            for kernel in user_kernels.kernels(cfg):
+            for kernel in _user_kernels().kernels(cfg):
                 _user_points(kernel, d, add)
     ids = [p.id for p in points]
     if len(set(ids)) != len(ids):  # pragma: no cover - guarded by config validation
@@ -346,10 +346,20 @@ def _python_points(cfg: dict[str, Any], op: str, d: dict[str, Any], add: Any) ->
             )
 
 
+def _user_kernels() -> Any:
+    """ciphersweep.plan.user_kernels, imported where the sweep is expanded: a process
+    that only reads points (the drawing process, which unpickles them) never needs it
+    or what it imports (the schema, YAML, the build fingerprints)."""
+    from ciphersweep.plan import user_kernels
+
+    return user_kernels
+
+
 def _user_points(kernel: dict[str, Any], d: dict[str, Any], add: Any) -> None:
     """A user kernel's points for one op/input: each cipher at each of its ranks,
     threads and GPU counts (docs/kernel-contract.md), with the campaign's fixed
     repetitions (with ``precision``: its ``min_reps``; the contract has no stop rule)."""
+    user_kernels = _user_kernels()
     build = user_kernels.build_of(kernel) if kernel.get("source") else None
     program = build.program if build else user_kernels.program_of(kernel)
     for c in kernel["ciphers"]:
