@@ -158,7 +158,7 @@ def planned_submissions(text: str) -> tuple[int, dict[str, int]]:
     """Slurm jobs a dry run of the Slurm profile plans: one per group job plus one per
     job outside any group that is not a local rule."""
 
-    local = {"all", "gather", "tables", "plots"}
+    local = {"all", "gather", "tables", "plots", "binary_sizes"}
     groups = re.findall(r"\] Group job (\S+) ", text)
     single = [
         m
@@ -324,6 +324,10 @@ def test_jobs_went_through_sbatch_and_records_match_sacct(
             )
             assert acct[jid]["State"] == "COMPLETED", (point, acct[jid])
             assert "--exclusive" not in r.get("launch_line", "")
+    # the binaries' sizes (size(1)) are read where Snakemake runs: no allocation
+    rules = [acct[j]["Comment"] for j in submitted if j in acct]
+    assert any(c.startswith("rule_bench") for c in rules), rules
+    assert not any("binary_sizes" in c for c in rules), rules
 
 
 def test_mpi_points_launched_by_srun(cluster: Cluster, campaign: CampaignRun) -> None:

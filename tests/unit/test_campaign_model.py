@@ -53,6 +53,7 @@ def test_files_packs_and_targets(here: Path) -> None:
     for name in ("measurements.parquet", "failures.csv", "summary.csv"):
         assert f"results/t/{name}" in every, name
     assert set(c.plot_files("pdf") + c.plot_files("svg")) <= set(every)
+    assert c.size_files() and set(c.size_files()) <= set(every)
     assert c.history_marker in every  # history on by default
     assert c.native_backends == ["mpi", "omp", "openssl", "seq"]
     assert c.image is None and c.image_file.endswith("images/cpu.sqfs")
@@ -190,3 +191,49 @@ def test_verdict_lines_without_a_comparison(here: Path, tmp_path: Path) -> None:
     c = _campaign(here)
     assert c.reference_warnings(str(tmp_path / "none.csv")) == []
     assert not c.reference_check and c.compare_files == []
+
+
+def test_a_change_to_the_kernels_tests_keeps_their_build_key(here: Path) -> None:
+    """The build key (every native point's: a new one re-measures them all) follows
+    what builds the kernels: a change to a kernel's source or to a CMake file, the
+    tests' own included, changes it; one to a test's source, script or data does not."""
+    project = here / "project"
+    files = {
+        "kernels/CMakeLists.txt": "project(k)\n",
+        "kernels/src/aes_seq.c": "int a;\n",
+        "kernels/tests/CMakeLists.txt": "add_test()\n",
+        "kernels/tests/cross.cmake": "set(X 1)\n",
+        "kernels/tests/test_vectors.c": "int t;\n",
+        "kernels/tests/crosscheck.py": "x = 1\n",
+        "kernels/tests/data/kat.txt": "00\n",
+        "scripts/build-kernels.sh": "#!/bin/sh\n",
+    }
+    for rel, text in files.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    cfg = cs_config.validate(
+        base_config(build={"dir": str(KERNELS)}), root=ROOT, workdir=here
+    )
+
+    def key() -> str | None:
+        place = model.Place(project, here, dict(os.environ), sys.executable)
+        return model.Campaign(cfg, place, say=lambda *a: None).kernel_digest()
+
+    first = key()
+    assert first
+    for rel in (
+        "kernels/tests/test_vectors.c",
+        "kernels/tests/crosscheck.py",
+        "kernels/tests/data/kat.txt",
+    ):
+        (project / rel).write_text("changed\n")
+        assert key() == first, rel
+    for rel in (
+        "kernels/src/aes_seq.c",
+        "kernels/CMakeLists.txt",
+        "kernels/tests/CMakeLists.txt",
+        "kernels/tests/cross.cmake",
+    ):
+        before = key()
+        (project / rel).write_text("changed\n")
+        assert key() != before, rel

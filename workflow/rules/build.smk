@@ -63,7 +63,13 @@ rule build_user_kernel:
 
 # text/data/bss of each build's binaries and algorithm object code (size(1)). It holds
 # the `bench` resource as a benchmark job does: it never runs beside a point being
-# measured (it was ready with the first one, and its size(1) ran beside it).
+# measured (it was ready with the first one, and its size(1) ran beside it). It runs
+# where Snakemake runs: under Slurm, not a job of its own (an allocation, and its wait
+# in the queue, to read a few numbers from the shared build directory).
+localrules:
+    binary_sizes,
+
+
 rule binary_sizes:
     input:
         lambda wildcards: [

@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ciphersweep.analysis import compare as cs_compare
@@ -155,14 +155,14 @@ class Campaign(Expectations):
     # ------------------------------------------------------------------ builds
     @functools.cached_property
     def kernel_sources(self) -> list[str]:
-        """Files whose change rebuilds the kernels (and images); listed once."""
+        """Files whose change rebuilds the kernels (and images); listed once. Their
+        digest is every native point's build key (a change re-measures them all): the
+        kernels' tests are not among them, their CMake files aside (:func:`_builds`)."""
         src = self.place.project / "kernels"
         files = [
             str(f)
             for f in sorted(src.rglob("*"))
-            if f.is_file()
-            and f.suffix != ".pyc"
-            and not {"build", "__pycache__"} & set(f.relative_to(src).parts)
+            if f.is_file() and _builds(f.relative_to(src))
         ]
         return [*files, str(self.place.project / "scripts" / "build-kernels.sh")]
 
@@ -415,12 +415,25 @@ class Campaign(Expectations):
         """What rule `all` makes."""
         return [
             *self.gathered_files(),
+            *self.size_files(),
             *self.table_files(),
             *self.every_plot_file(),
             self.report_file,
             *self.compare_targets(),
             *self.history_targets(),
         ]
+
+
+def _builds(rel: PurePath) -> bool:
+    """Whether the file ``rel`` (under kernels/) can change what a build makes: not
+    compiled Python or build trees, and of the tests (sources, scripts, data: what
+    checks the binaries, never part of one) only what configuring the build reads, the
+    CMake files."""
+    if rel.suffix == ".pyc" or {"build", "__pycache__"} & set(rel.parts):
+        return False
+    if rel.parts[0] == "tests":
+        return rel.name == "CMakeLists.txt" or rel.suffix == ".cmake"
+    return True
 
 
 def wildcard_alternatives(names: Iterable[str], none: str) -> str:
