@@ -10,10 +10,14 @@ from typing import Any
 
 from ciphersweep.analysis.plots.legend import keep_places
 
+# the date matplotlib writes into a file, by suffix, left out (PNG has none)
+UNDATED = {".pdf": {"CreationDate": None}, ".svg": {"Date": None}}
+
 
 def save_figure(fig: Any, paths: Sequence[str | Path]) -> None:
     """``fig``, drawn once, written to each of ``paths`` (the format from each suffix;
-    SVG without a date and with fixed ids, so the same plot gives the same bytes). The
+    PDF and SVG without a date, SVG with fixed ids: the same plot gives the same bytes
+    in every format). The
     constrained layout, the places of "best" legends and the ticks are worked out for
     the first file and kept for the others, which would otherwise work them out again:
     the costliest parts of writing a plot, small (the layout), of many points (the
@@ -24,10 +28,9 @@ def save_figure(fig: Any, paths: Sequence[str | Path]) -> None:
 
     first = fig.canvas.mpl_connect("draw_event", lambda e: keep_places(fig, e.renderer))
     for k, path in enumerate(paths):
-        svg = Path(path).suffix == ".svg"
         # the ids of an SVG's clip paths are hashed from this salt, not from the run
         with rc_context({"svg.hashsalt": "ciphersweep"}):
-            fig.savefig(path, metadata={"Date": None} if svg else None)
+            fig.savefig(path, metadata=UNDATED.get(Path(path).suffix))
         if k == 0:
             fig.canvas.mpl_disconnect(first)
             fig.set_layout_engine(None)  # no engine (matplotlib's default rc)
