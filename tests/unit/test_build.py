@@ -4,6 +4,7 @@ size(1) parsing and -march=native resolution."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import subprocess
@@ -312,3 +313,43 @@ def test_the_build_environment_does_not_live_on_in_the_cmake_cache(
     assert "-O0 -fno-inline" in run(CFLAGS="-O0 -fno-inline")
     again = run()
     assert "-O0" not in again and "-O3" in again
+
+
+def test_a_build_of_other_settings_fails_its_points_unmeasured(tmp_path: Path) -> None:
+    """A build directory whose binaries carry another build key than the campaign's
+    (another campaign, with other settings and Snakemake records of its own, built it
+    last) fails the points that run them at once, without running a kernel, with one
+    line naming the directory and how to build it again; a build with the campaign's
+    key, or one made outside the workflow (no key), is run."""
+    from ciphersweep.job import runner
+    from support import make_point, run_spec
+
+    kdir = tmp_path / "kernels"
+    kdir.mkdir()
+    (kdir / "aes-seq").write_text("")
+    point = make_point(reps=2, size_bytes=4096)
+    data = tmp_path / "in.bin"
+    data.write_bytes(b"\0" * 4096)
+    ran: list[list[str]] = []
+
+    def run(argv: list[str], **kw: object) -> subprocess.CompletedProcess:
+        ran.append(argv)
+        return subprocess.CompletedProcess(argv, 1, "", "not a kernel")
+
+    def measured(built: str | None, planned: str | None) -> str:
+        info = {"variant": "default", "build_key": built}
+        (kdir / cs_build.INFO_FILE).write_text(json.dumps(info) if built else "{}")
+        spec = run_spec(tmp_path, point, data, kernel_dir=str(kdir), build_key=planned)
+        return str(runner.run_point(point, spec, runner=run)["reason"])
+
+    why = measured("sha256:" + "a" * 64, "sha256:" + "b" * 64)
+    assert not ran
+    assert why.startswith(f"{kdir} holds a build of other sources or settings")
+    assert why.endswith("--forcerun build_kernels builds it again")
+    [line] = (tmp_path / "raw" / f"{point.id}.jsonl").read_text().splitlines()
+    rec = json.loads(line)
+    assert rec["status"] == "failed" and rec["reason"] == why
+    for built, planned in (("sha256:" + "b" * 64,) * 2, (None, None)):
+        ran.clear()
+        assert "holds a build" not in measured(built, planned)
+        assert ran  # the kernel was launched (and failed: not a kernel)

@@ -297,6 +297,28 @@ def test_a_launcher_setting_re_measures_exactly_the_points_it_launches(
     assert "Nothing to be done" in _out(run_snakemake(tmp_path, cfg, "-n"))
 
 
+def test_a_build_of_other_settings_fails_its_points_with_the_way_out(
+    tmp_path: Path,
+) -> None:
+    """A build directory another campaign built last, with other settings and in
+    another directory (this one's Snakemake has no record of the build, so nothing
+    tells it to build again): its points fail at once, unmeasured, with one line
+    naming the directory and the command-line flag that builds it again."""
+    kbin = _kernels(tmp_path, ("aes-seq",))
+    info = {"variant": "default", "build_key": "sha256:" + "0" * 64}
+    (kbin / "build-info.json").write_text(json.dumps(info))
+    cfg = _cfg(kbin)
+    cfg["backends"] = {"seq": {"impls": ["ttable"]}}
+    run = run_snakemake(tmp_path, cfg)
+    said = _out(run)
+    assert run.returncode != 0, said[-3000:]
+    line = f"{kbin} holds a build of other sources or settings (build key sha256:0000"
+    assert f"failed {SEQ}: {line}" in said, said[-3000:]
+    assert "--forcerun build_kernels builds it again" in said
+    [rec] = _records(tmp_path, SEQ)
+    assert rec["status"] == "failed" and not rec["launch_line"]  # no kernel ran
+
+
 def test_interrupted_snakemake_continues_with_the_same_command(tmp_path: Path) -> None:
     """Ctrl-C reaching Snakemake alone (a hang-up, the terminal closed, ends the run
     the same way: test_hangup.py closes a real one)."""

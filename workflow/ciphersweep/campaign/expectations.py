@@ -80,6 +80,11 @@ class Expectations:
         """Whether a build's binaries were made by the build rule (they carry its key)."""
         return cs_build.info_build_key(self.build_dir(variant)) is not None
 
+    def planned_build_key(self: Campaign, variant: str) -> str | None:
+        """The build key a native build's binaries must carry: this campaign's, for a
+        build the workflow made (None: one made outside it carries none)."""
+        return self.kernel_digest(variant) if self.built_here(variant) else None
+
     # ------------------------------------------------------------------ fingerprints
     @kept
     def plan_platform(self: Campaign) -> cs_launch.Platform:
@@ -121,11 +126,7 @@ class Expectations:
             binary = str(cs_paths.python_kernel(f"kernel_{point.backend}"))
         elif native:
             binary = self.kernel_binary(point.backend, point.variant)
-            key = (
-                self.kernel_digest(point.variant)
-                if self.built_here(point.variant)
-                else None
-            )
+            key = self.planned_build_key(point.variant)
         data = self.input_file(point)
         launched = cs_launch.build(point, self.plan_platform(), [])
         added = tuple(sorted(launched.env.items()))

@@ -229,6 +229,11 @@ class Campaign(Expectations):
             cwd=str(self.place.cwd),
             attempt=self.attempt(point.id),
             plan_key=self.plan_key(point.id),
+            build_key=(
+                self.planned_build_key(point.variant)
+                if native and point.backend in cs_config.KERNEL_BINARIES
+                else None
+            ),
             generator=self.gen_spec() if point.input_path is None else [],
             generator_log=f"{self.res}/logs/inputs/{point.input_name}.log",
         )

@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from ciphersweep.backends import codepath
 from ciphersweep.core import atomic
 from ciphersweep.core.digest import file_hexdigest
+from ciphersweep.job import build as cs_build
 from ciphersweep.job import busy as cs_busy
 from ciphersweep.job import cpusample
 from ciphersweep.job import kernel_process as cs_kproc
@@ -159,6 +160,25 @@ def remove_scratch(out_path: str) -> None:
     atomic.remove_leftovers(out_path)
 
 
+def _stale_build(point: Point, spec: RunSpec) -> str | None:
+    """Why the point's binary cannot be measured for this campaign: its build carries
+    another build key than the plan's (other sources or settings: a build directory
+    that another campaign, with other settings and its own Snakemake records, built
+    last; Snakemake builds it again only where its records of the build say it must).
+    None when the key is the plan's, or not checked."""
+    if spec.build_key is None or _binary(point, spec) is None:
+        return None
+    built = cs_build.info_build_key(spec.kernel_dir)
+    if built == spec.build_key:
+        return None
+    rule = "build_variant" if point.variant else "build_kernels"
+    return (
+        f"{spec.kernel_dir} holds a build of other sources or settings (build key "
+        f"{str(built)[:23]}, this campaign's {spec.build_key[:23]}): --forcerun "
+        f"{rule} builds it again"
+    )
+
+
 def _run_point(
     point: Point, spec: RunSpec, runner: Callable[..., Any], busy: cs_busy.Monitor
 ) -> dict[str, Any]:
@@ -166,6 +186,14 @@ def _run_point(
     Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
     json_tmp = kernel_json(spec.out_path)
     likwid_csv = f"{spec.out_path}.likwid.csv"
+    stale = _stale_build(point, spec)
+    if stale:  # nothing its records could be admitted with: not run
+        with open(spec.log_path, "w") as log:
+            print(f"FAILED: {stale}", file=log)
+        rec = cs_record.failure_record(point, spec, stale)
+        rec["attempt"] = spec.attempt
+        cs_record.write(spec.out_path, [rec])
+        return {"status": "failed", "reason": stale, "wall": None}
     ensure_input(point, spec)
     try:
         with open(spec.log_path, "w") as log, _mpi_session(point) as session:

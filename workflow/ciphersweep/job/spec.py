@@ -30,6 +30,9 @@ class RunSpec:
     attempt: str = FIRST
     # what the point was planned with (plan.fingerprint.plan_key): kept in its records
     plan_key: str | None = None
+    # the build key the binaries in kernel_dir must carry (None: not checked; a build
+    # made outside the workflow carries none)
+    build_key: str | None = None
     # a generated input: the generator's launch prefix (aes-seq, native or in the image)
     # and its log; empty for a user's file
     generator: list[str] = field(default_factory=list)
