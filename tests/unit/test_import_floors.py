@@ -21,6 +21,11 @@ DEFERRED = {
         "plot, not at every parse (the workflow imports the history package, which "
         "names the trend's figure)"
     ),
+    ("plan/sweep.py", "ciphersweep.plan.user_kernels"): (
+        "the user kernels' schema, YAML and build fingerprints are imported where the "
+        "sweep is expanded, not in a process that only reads points (the drawing "
+        "process unpickles them: a fortieth of a second of every run's drawing)"
+    ),
 }
 
 
