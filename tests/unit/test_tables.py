@@ -192,3 +192,32 @@ def test_extra_builders_plug_in() -> None:
     )
     assert names[0] == "time" and "throughput" in names
     assert "cuda_copy" not in names
+
+
+def test_the_tables_and_the_report_share_the_runs_host_facts(
+    campaign, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the run's host facts, the tables and the report take none of their own
+    (eight programs asked for their versions, a few hundredths of a second before the
+    report) and show the same provenance."""
+    from ciphersweep.analysis import report
+    from ciphersweep.analysis.tables import provenance
+
+    asked: list[int] = []
+    monkeypatch.setattr(provenance, "host_facts", lambda: asked.append(1) or {})
+    facts = {"cpu_sockets": 7, "likwid": "likwid-perfctr -- Version 9.9"}
+    cfg = {"baseline": {"backend": "seq"}}
+    out = campaign.out
+    ins = SimpleNamespace(
+        summary=out.summary, measurements=out.parquet, failures=out.failures
+    )
+    where = campaign.dir / "shared"
+    tabs = registry.write_tables(cfg, campaign.points, ins, str(where), None, facts)
+    page = where / "report.html"
+    report.write_report(cfg, campaign.points, ins, [], str(page), None, facts)
+    assert not asked
+    [prov] = [t for t in tabs if t.name == "provenance"]
+    assert prov.cells[("Sockets", "value")] == "7"
+    assert "likwid-perfctr -- Version 9.9" in page.read_text()
+    registry.write_tables(cfg, campaign.points, ins, str(where))
+    assert asked == [1]  # without them: taken where the provenance table is built

@@ -71,6 +71,7 @@ rule tables:
             input,
             f"{RES}/tables",
             log[0],
+            C.host_facts,
         )
 
 
@@ -137,6 +138,7 @@ rule report:
             list(input.plots),
             output[0],
             log[0],
+            C.host_facts,
         )
 
 

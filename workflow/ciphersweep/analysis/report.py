@@ -12,7 +12,7 @@ this module only gathers what it shows.
 from __future__ import annotations
 
 import base64
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -231,10 +231,12 @@ def write_report(
     plot_paths: Sequence[str],
     out: str,
     log: str | None = None,
+    facts: Mapping[str, Any] | None = None,
 ) -> None:
     """The ``report`` rule: rebuild the tables from the gathered files (the same
-    builders as the ``tables`` rule) and write the page."""
-    ctx = registry.context_from_files(cfg, points, inputs)
+    builders as the ``tables`` rule, with the same host ``facts``) and write the
+    page."""
+    ctx = registry.context_from_files(cfg, points, inputs, facts)
     tabs = registry.build_all(ctx)
     failures = pd.read_csv(inputs.failures)
     hist = history_parts(list(getattr(inputs, "history", None) or []))

@@ -30,6 +30,7 @@ from ciphersweep.analysis.tables import registry as cs_registry
 from ciphersweep.campaign.expectations import Expectations, Say, kept
 from ciphersweep.job import build as cs_build
 from ciphersweep.job import busy as cs_busy
+from ciphersweep.job import hostfacts as cs_hostfacts
 from ciphersweep.job import launch as cs_launch
 from ciphersweep.job import provenance as cs_prov
 from ciphersweep.job.spec import RunSpec
@@ -188,6 +189,13 @@ class Campaign(Expectations):
     @functools.cached_property
     def git_rev(self) -> str | None:
         return cs_prov.git_revision(self.place.project)
+
+    @functools.cached_property
+    def host_facts(self) -> dict[str, Any]:
+        """The facts of the machine the analysis runs on, for the provenance of the
+        run's tables and of its report alike: taken once (eight programs asked for
+        their versions, a few hundredths of a second before the report)."""
+        return cs_hostfacts.host_facts()
 
     # ------------------------------------------------------------------ how a point runs
     @kept

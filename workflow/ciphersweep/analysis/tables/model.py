@@ -170,6 +170,9 @@ class Context:
     points: Sequence[Point]
     summary: pd.DataFrame
     measurements: pd.DataFrame | None = None
+    # the host facts of the machine making the tables (ciphersweep.job.hostfacts), taken
+    # once for the run's tables and report; None: taken when a table asks
+    facts: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         self.by_point = (

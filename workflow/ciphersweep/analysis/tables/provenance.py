@@ -18,7 +18,9 @@ def build_provenance_table(
     """The report's provenance section as a table (field, value)."""
     meas = getattr(ctx, "measurements", None)
     records = meas if meas is not None and len(meas) else []
-    rows = provenance_rows(records, host_facts() if facts is None else facts)
+    if facts is None:
+        facts = host_facts() if ctx.facts is None else ctx.facts
+    rows = provenance_rows(records, facts)
     return Table(
         "provenance",
         "Provenance: hardware, software versions, project revision, image and jobs of this campaign",

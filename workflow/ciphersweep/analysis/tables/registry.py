@@ -5,7 +5,7 @@ the build sizes, the comparisons with a study), which ones apply to a campaign, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +50,13 @@ def build_all(ctx: Context) -> list[Table]:
 
 
 def context_from_files(
-    cfg: dict[str, Any], points: Sequence[Point], inputs: Any
+    cfg: dict[str, Any],
+    points: Sequence[Point],
+    inputs: Any,
+    facts: Mapping[str, Any] | None = None,
 ) -> Context:
     """The tables' context from the gathered files (``inputs.summary`` and, where it
-    holds rows, ``inputs.measurements``)."""
+    holds rows, ``inputs.measurements``), with the run's host ``facts``."""
     summary = pd.read_csv(inputs.summary)
     meas = None
     mpath = getattr(inputs, "measurements", None)
@@ -62,7 +65,7 @@ def context_from_files(
             meas = pd.read_parquet(mpath)
         except Exception:  # noqa: BLE001 - an empty campaign writes an empty parquet
             meas = None
-    return Context(cfg, points, summary, meas)
+    return Context(cfg, points, summary, meas, facts)
 
 
 def write_tables(
@@ -71,9 +74,11 @@ def write_tables(
     inputs: Any,
     outdir: str,
     log: str | None = None,
+    facts: Mapping[str, Any] | None = None,
 ) -> list[Table]:
-    """The ``tables`` rule: build every table from summary.csv and write it three ways."""
-    tables = build_all(context_from_files(cfg, points, inputs))
+    """The ``tables`` rule: build every table from summary.csv and write it three ways
+    (``facts``: the run's host facts, which the report's tables share)."""
+    tables = build_all(context_from_files(cfg, points, inputs, facts))
     for t in tables:
         write_table(t, outdir)
     if log:
