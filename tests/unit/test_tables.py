@@ -214,7 +214,7 @@ def test_the_tables_and_the_report_share_the_runs_host_facts(
     where = campaign.dir / "shared"
     tabs = registry.write_tables(cfg, campaign.points, ins, str(where), None, facts)
     page = where / "report.html"
-    report.write_report(cfg, campaign.points, ins, [], str(page), None, facts)
+    report.write_report(cfg, campaign.points, ins, str(page), None, facts)
     assert not asked
     [prov] = [t for t in tabs if t.name == "provenance"]
     assert prov.cells[("Sockets", "value")] == "7"

@@ -135,7 +135,6 @@ rule report:
             C.cfg,
             C.point_list,
             input,
-            list(input.plots),
             output[0],
             log[0],
             C.host_facts,

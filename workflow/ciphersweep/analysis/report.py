@@ -228,14 +228,14 @@ def write_report(
     cfg: dict[str, Any],
     points: Sequence[Point],
     inputs: Any,
-    plot_paths: Sequence[str],
     out: str,
     log: str | None = None,
     facts: Mapping[str, Any] | None = None,
 ) -> None:
     """The ``report`` rule: rebuild the tables from the gathered files (the same
     builders as the ``tables`` rule, with the same host ``facts``) and write the
-    page."""
+    page, with the plots ``inputs.plots`` names."""
+    plot_paths = list(getattr(inputs, "plots", None) or [])
     ctx = registry.context_from_files(cfg, points, inputs, facts)
     tabs = registry.build_all(ctx)
     failures = pd.read_csv(inputs.failures)
