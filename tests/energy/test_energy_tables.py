@@ -213,7 +213,8 @@ def test_provenance_table(tmp_path: Path) -> None:
     ctx.measurements["openssl_version"] = "OpenSSL 3.0.19 27 Jan 2026"
     ctx.measurements["git_rev"] = "0123abc"
     ctx.measurements["timestamp"] = "2026-01-01T00:00:00Z"
-    t = provenance.build_provenance_table(ctx, facts={"cpu_sockets": 1})
+    ctx.facts = {"cpu_sockets": 1}
+    t = provenance.build_provenance_table(ctx)
     assert t.name == "provenance" and t.columns == ["value"]
     assert t.value("Hosts", "value") == "node1"
     assert t.value("OpenSSL", "value") == "OpenSSL 3.0.19 27 Jan 2026"

@@ -62,13 +62,20 @@ def run_point(
         ) from None
     except Exception as exc:  # noqa: BLE001 - turned into the point's failure record
         reason = f"the bench job failed: {type(exc).__name__}: {exc}"[:500]
-        rec = cs_record.failure_record(point, spec, reason)
-        rec["attempt"] = spec.attempt
-        Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
-        with open(spec.log_path, "a") as log:
-            print(f"FAILED: {reason}", file=log)
-        cs_record.write(spec.out_path, [rec])
-        return {"status": "failed", "reason": reason, "wall": None}
+        return _failed(point, spec, reason, "a")
+
+
+def _failed(point: Point, spec: RunSpec, reason: str, log_mode: str) -> dict[str, Any]:
+    """A point that failed before its kernel wrote anything: its failure record (its
+    raw file) and the line in its log (``log_mode``: "w" starts the log afresh)."""
+    rec = cs_record.failure_record(point, spec, reason)
+    rec["attempt"] = spec.attempt
+    Path(spec.out_path).parent.mkdir(parents=True, exist_ok=True)
+    Path(spec.log_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(spec.log_path, log_mode) as log:
+        print(f"FAILED: {reason}", file=log)
+    cs_record.write(spec.out_path, [rec])
+    return {"status": "failed", "reason": reason, "wall": None}
 
 
 def _where() -> str:
@@ -188,12 +195,7 @@ def _run_point(
     likwid_csv = f"{spec.out_path}.likwid.csv"
     stale = _stale_build(point, spec)
     if stale:  # nothing its records could be admitted with: not run
-        with open(spec.log_path, "w") as log:
-            print(f"FAILED: {stale}", file=log)
-        rec = cs_record.failure_record(point, spec, stale)
-        rec["attempt"] = spec.attempt
-        cs_record.write(spec.out_path, [rec])
-        return {"status": "failed", "reason": stale, "wall": None}
+        return _failed(point, spec, stale, "w")
     ensure_input(point, spec)
     try:
         with open(spec.log_path, "w") as log, _mpi_session(point) as session:

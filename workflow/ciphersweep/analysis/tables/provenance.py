@@ -4,23 +4,17 @@ records (ciphersweep.job.provenance collects them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from ciphersweep.analysis.tables.model import Builder, Context, Table
 from ciphersweep.analysis.tables.provenance_rows import provenance_rows
 from ciphersweep.job.hostfacts import host_facts
 
 
-def build_provenance_table(
-    ctx: Context, facts: Mapping[str, Any] | None = None
-) -> Table:
-    """The report's provenance section as a table (field, value)."""
+def build_provenance_table(ctx: Context) -> Table:
+    """The report's provenance section as a table (field, value); the host facts are
+    the context's (the run's), or taken here."""
     meas = getattr(ctx, "measurements", None)
     records = meas if meas is not None and len(meas) else []
-    if facts is None:
-        facts = host_facts() if ctx.facts is None else ctx.facts
-    rows = provenance_rows(records, facts)
+    rows = provenance_rows(records, host_facts() if ctx.facts is None else ctx.facts)
     return Table(
         "provenance",
         "Provenance: hardware, software versions, project revision, image and jobs of this campaign",
