@@ -21,6 +21,7 @@
 
 #include "mpi_partition.h"
 #include "runner.h"
+#include "sockets_nodelay.h"
 
 typedef struct {
     int rank, size, local_rank, nodes;
@@ -238,6 +239,7 @@ int main(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.node = MPI_COMM_NULL;
     const int rc = cs_runner_main(argc, argv, &mpi_backend, &c);
+    cs_sockets_nodelay(); /* the launcher hears the finalization at once (sockets_nodelay.c) */
     MPI_Finalize();
     return rc;
 }
