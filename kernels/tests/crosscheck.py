@@ -542,7 +542,31 @@ class Checker:
     # mpi and mpi_more: two ctest tests that `ctest -j` runs side by side (each is
     # dozens of mpirun launches, mostly waiting for Open MPI to start)
     def g_mpi(self) -> int:
-        return self.mpi_cross([1, 2, 3])
+        if self.mpi_cross([1, 2, 3]) == SKIP:
+            return SKIP
+        self.mpi_nodelay()
+        return 0
+
+    def mpi_nodelay(self) -> None:
+        """Each rank of aes-mpi reaches MPI_Finalize with TCP_NODELAY on every TCP
+        connection it holds (src/sockets_nodelay.c: its last message to mpirun's PMIx
+        server then leaves without waiting 40 ms for a delayed acknowledgement), as
+        tests/nodelay_probe.c, preloaded into the ranks only, sees it there."""
+        probe = self.build / "tests" / "libnodelay_probe.so"
+        log = self.path("nodelay.log")
+        argv = [*self.mpirun(2), "env", f"LD_PRELOAD={probe}", f"CS_NODELAY_LOG={log}"]
+        rc, _got, err, _so = self.kernel(argv, "aes-mpi", ["--size", "1KiB"])
+        ranks = (
+            [ln.split() for ln in log.read_text().splitlines()] if log.exists() else []
+        )
+        self.expect(
+            rc == 0
+            and len(ranks) == 2
+            and all(int(c) >= 1 and w == "0" for _pid, c, w in ranks),
+            "mpi/2: each rank's TCP connections have TCP_NODELAY at MPI_Finalize "
+            "(pid, connections, without it): " + "; ".join(map(" ".join, ranks)),
+            err,
+        )
 
     def g_mpi_more(self) -> int:
         if self.mpi_cross([4, 7]) == SKIP:
