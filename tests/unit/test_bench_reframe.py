@@ -154,6 +154,33 @@ def test_options_are_checked_before_anything_runs() -> None:
         br.parse_args(["--out", "table.txt"])
     with pytest.raises(SystemExit):
         br.parse_args(["--repeats", "0"])
+    assert br.parse_args([]).warmup == 1
+    with pytest.raises(SystemExit):
+        br.parse_args(["--warmup", "-1"])
+
+
+def test_warm_up_runs_both_sides_on_the_smaller_campaign_uncounted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran = []
+
+    def fake(side: str):
+        def run(*a: object) -> br.Run:
+            cfg = a[-2]
+            ran.append((side, tuple(cfg["sizes"])))
+            return br.Run(1.0, 0.1, 20, 0.5)
+
+        return run
+
+    monkeypatch.setattr(br, "rf_run", fake("rf"))
+    monkeypatch.setattr(br, "cs_run", fake("cs"))
+    br.warm_up(Path("reframe"), br.parse_args(["--warmup", "2"]))
+    small = tuple(br.run_sizes(False)[0])
+    assert ran == [("rf", small), ("cs", small)] * 2
+    assert capsys.readouterr().out.count("(not counted)") == 4
+    ran.clear()
+    br.warm_up(Path("reframe"), br.parse_args(["--warmup", "0"]))
+    assert ran == []
 
 
 def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
