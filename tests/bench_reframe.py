@@ -21,7 +21,10 @@ local scheduler, max_jobs 1), and measures, each side in a fresh scratch directo
    start them). Their wall time less their t_total is the part of every point that
    neither tool can take away (process start, the warm-up repetition, MPI start-up,
    the generated input); each side's own cost is its wall less theirs, end to end and
-   per extra point (rows without a target: the targets are on 2 and 3).
+   per extra point (rows without a target: the targets are on 2 and 3);
+5. for reading 2: ciphersweep's 20-point run without what ReFrame does not make, the
+   plots and the report (``--omit-from plots history``), against ReFrame's whole run
+   (a row without a target).
 
 Each is measured in two conditions, one table each: quiet, and loaded (--busy N CPU-bound
 processes, default 2, each in a session of its own, competing with both sides for the whole measurement, as on a shared
@@ -230,17 +233,29 @@ def rf_run(reframe: Path, cfg: dict[str, Any], scratch: Path) -> Run:
     return Run(took.wall, kernel_seconds(lines), n, took.cpu)
 
 
-def cs_run(cfg: dict[str, Any], scratch: Path) -> Run:
+# what ReFrame does not make: the plots (the campaign's and the history's trend) and
+# the report that shows them, left out of the run "without drawing" (Snakemake's
+# --omit-from leaves out these rules and those after them)
+DRAWING_RULES = ("plots", "history")
+
+
+def cs_run(cfg: dict[str, Any], scratch: Path, drawing: bool = True) -> Run:
+    """``snakemake --profile profiles/local`` on ``cfg``; without ``drawing``, the same
+    run up to the tables (:data:`DRAWING_RULES` omitted)."""
     path = scratch / "campaign.yaml"
     path.write_text(yaml.safe_dump(cfg))
     argv = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(scratch)]
     argv += ["--configfile", str(path), "--profile", str(ROOT / "profiles" / "local")]
+    if not drawing:
+        argv += ["--omit-from", *DRAWING_RULES]
     took = timed(argv, scratch, "snakemake --profile profiles/local")
     res = scratch / "results" / cfg["campaign"]
     raw = sorted((res / "raw").glob("*.jsonl"))
     n = len(rc.cases(cfg, KERNELS))
-    if len(raw) != n or not (res / "report.html").exists():
-        fail(f"ciphersweep's run left {len(raw)} of {n} points' records or no report")
+    made = (res / "report.html").exists() if drawing else (res / "tables").is_dir()
+    if len(raw) != n or not made:
+        what = "no report" if drawing else "no tables"
+        fail(f"ciphersweep's run left {len(raw)} of {n} points' records or {what}")
     lines = [x for f in raw for x in f.read_text().splitlines()]
     return Run(took.wall, kernel_seconds(lines), n, took.cpu)
 
@@ -299,6 +314,9 @@ def warm_up(reframe: Path, args: argparse.Namespace) -> None:
             )
 
 
+SIDES = ("rf", "cs", "bare")
+
+
 def measure(reframe: Path, args: argparse.Namespace) -> Series:
     """The repetitions, each side right after the other (ReFrame first, then ciphersweep)."""
     series = Series({"rf": [], "cs": []}, {})
@@ -315,12 +333,14 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
             print(f"  {side} list/dry run: {wall:.1f} s", flush=True)
         for which, sizes in enumerate(run_sizes(args.quick)):
             cfg = campaign(sizes, args.shipped_reps)
-            for side in ("rf", "cs", "bare"):
+            # ciphersweep without drawing: the smaller campaign only (a row to read)
+            sides = ("rf", "cs", "cs-nodraw", "bare") if which == 0 else SIDES
+            for side in sides:
                 with scratch_dir() as d:
                     if side == "rf":
                         run = rf_run(reframe, cfg, Path(d))
-                    elif side == "cs":
-                        run = cs_run(cfg, Path(d))
+                    elif side.startswith("cs"):
+                        run = cs_run(cfg, Path(d), drawing=side == "cs")
                     else:
                         run = bare_run(cfg, Path(d))
                 series.runs.setdefault((side, which), []).append(run)
@@ -421,7 +441,20 @@ def rows(series: Series, listed: int) -> list[bt.Row]:
         series.listing["cs"],
         bt.TARGETS["dry run"],
     )
-    return [listing] + [bt.row(w, rf[k], cs[k], t) for k, (w, t) in work.items()]
+    table = [listing] + [bt.row(w, rf[k], cs[k], t) for k, (w, t) in work.items()]
+    nodraw = series.runs.get(("cs-nodraw", 0))
+    if nodraw:
+        table.insert(
+            2,
+            bt.row(
+                f"the same {n} points without the plots and the report "
+                f"(--omit-from {' '.join(DRAWING_RULES)})",
+                rf["wall"],
+                [x.wall for x in nodraw],
+                None,
+            ),
+        )
+    return table
 
 
 BUSY_LOOP = "while True: pass"

@@ -222,6 +222,30 @@ def test_rows_derive_slope_and_fixed_cost_per_side() -> None:
     words = br.bare_words(series)
     assert "20 points 4.00 s (Σ t_total 2.00 s)" in words
     assert "not t_total 0.050 s" in words  # (5 - 2) / 60
+    # no run without drawing: no row for it
+    assert not any("without the plots" in r.work for r in table)
+
+
+def test_the_run_without_drawing_is_a_row_to_read_beside_the_whole_run() -> None:
+    runs = {
+        (s, k): [br.Run(wall=w, kernel=2.0 * (1 + 3 * k), points=20 + 60 * k, cpu=w)]
+        for (s, k), w in {
+            ("rf", 0): 10.0,
+            ("rf", 1): 25.0,
+            ("cs", 0): 12.0,
+            ("cs", 1): 18.0,
+            ("bare", 0): 4.0,
+            ("bare", 1): 10.0,
+            ("cs-nodraw", 0): 7.0,
+        }.items()
+    }
+    table = br.rows(br.Series({"rf": [40.0], "cs": [4.0]}, runs), 5016)
+    works = [r.work for r in table]
+    want = "the same 20 points without the plots and the report (--omit-from plots history)"
+    assert works.index(want) == works.index("the default 20 points end to end") + 1
+    row = table[works.index(want)]
+    assert (row.reframe.median, row.ciphersweep.median) == (10.0, 7.0)
+    assert (row.ratio.median, row.verdict) == (pytest.approx(0.7), "—")
 
 
 _BURN = "import time\nwhile time.process_time() < 0.3: pass"
