@@ -293,6 +293,16 @@ def run_sizes(quick: bool) -> list[list[str]]:
     return [SIZES_20, SIZES_80[:8] if quick else SIZES_80]
 
 
+def run_side(reframe: Path, side: str, cfg: dict[str, Any], scratch: Path) -> Run:
+    """One side's run of ``cfg`` in ``scratch``: ReFrame ("rf"), ciphersweep ("cs"),
+    ciphersweep without drawing ("cs-nodraw") or the launch lines alone ("bare")."""
+    if side == "rf":
+        return rf_run(reframe, cfg, scratch)
+    if side == "bare":
+        return bare_run(cfg, scratch)
+    return cs_run(cfg, scratch, drawing=side == "cs")
+
+
 def warm_up(reframe: Path, args: argparse.Namespace) -> None:
     """``args.warmup`` untimed rounds of both sides' smaller campaign before any
     measurement: what only a first run pays (a build tree older than its sources,
@@ -302,11 +312,7 @@ def warm_up(reframe: Path, args: argparse.Namespace) -> None:
     for i in range(args.warmup):
         for side in ("rf", "cs"):
             with scratch_dir() as d:
-                run = (
-                    rf_run(reframe, cfg, Path(d))
-                    if side == "rf"
-                    else cs_run(cfg, Path(d))
-                )
+                run = run_side(reframe, side, cfg, Path(d))
             print(
                 f"warm-up {i + 1} of {args.warmup}: {side} {run.points} points, "
                 f"wall {run.wall:.1f} s (not counted)",
@@ -314,7 +320,9 @@ def warm_up(reframe: Path, args: argparse.Namespace) -> None:
             )
 
 
-SIDES = ("rf", "cs", "bare")
+# in the order they run; ciphersweep without drawing only in the smaller campaign (for
+# a row to read beside end to end)
+SIDES = ("rf", "cs", "cs-nodraw", "bare")
 
 
 def measure(reframe: Path, args: argparse.Namespace) -> Series:
@@ -333,16 +341,11 @@ def measure(reframe: Path, args: argparse.Namespace) -> Series:
             print(f"  {side} list/dry run: {wall:.1f} s", flush=True)
         for which, sizes in enumerate(run_sizes(args.quick)):
             cfg = campaign(sizes, args.shipped_reps)
-            # ciphersweep without drawing: the smaller campaign only (a row to read)
-            sides = ("rf", "cs", "cs-nodraw", "bare") if which == 0 else SIDES
-            for side in sides:
+            for side in SIDES:
+                if side == "cs-nodraw" and which != 0:
+                    continue
                 with scratch_dir() as d:
-                    if side == "rf":
-                        run = rf_run(reframe, cfg, Path(d))
-                    elif side.startswith("cs"):
-                        run = cs_run(cfg, Path(d), drawing=side == "cs")
-                    else:
-                        run = bare_run(cfg, Path(d))
+                    run = run_side(reframe, side, cfg, Path(d))
                 series.runs.setdefault((side, which), []).append(run)
                 print(
                     f"  {side} {run.points} points: wall {run.wall:.1f} s, "

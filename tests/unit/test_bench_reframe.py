@@ -165,7 +165,7 @@ def test_warm_up_runs_both_sides_on_the_smaller_campaign_uncounted(
     ran = []
 
     def fake(side: str):
-        def run(*a: object) -> br.Run:
+        def run(*a: object, **_k: object) -> br.Run:
             cfg = a[-2]
             ran.append((side, tuple(cfg["sizes"])))
             return br.Run(1.0, 0.1, 20, 0.5)
